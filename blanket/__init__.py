@@ -1,0 +1,31 @@
+"""blanket: deterministic tests of multithreaded code.
+
+Create primitives on a :class:`Scenario` (``scenario.Lock()``, ...), run the
+code under test in threads, and inside ``with scenario:`` decide the order in
+which their calls on those primitives go through.
+"""
+
+from .api import (BarrierAPI, BoundedSemaphoreAPI, ConditionAPI, EventAPI, LockAPI,
+                  PrimitiveAPI, RLockAPI, SemaphoreAPI)
+from .errors import CompetingDriversError, SchedulerError, StallError, ThreadOrderingError
+from .scenario import ManagedThread, Scenario
+from .signals import (Action, Blocked, Call, Commit, Committed, Exiting, Nested, Not,
+                      Parked, Paused, Raised, Reached, Resumed, Returned, Signaled, Stalled,
+                      Terminated, TransactionState, Use, Waiting)
+from .states import State
+from .transaction import TimeoutState, Transaction
+
+#: blanket 1.0's name for the public type of transactions.
+TransactionAPI = Transaction
+
+__version__ = "2.0.0.dev0"
+
+__all__ = [
+    "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Commit", "Committed",
+    "CompetingDriversError", "ConditionAPI", "EventAPI", "Exiting", "LockAPI",
+    "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI", "RLockAPI",
+    "Raised", "Reached", "Resumed", "Returned", "Scenario", "SchedulerError",
+    "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Terminated",
+    "ThreadOrderingError", "TimeoutState", "Transaction", "TransactionAPI",
+    "TransactionState", "Use", "Waiting",
+]

@@ -1,0 +1,398 @@
+"""The scenario core: one lock over all of a scenario's state, and the
+worker's path through a regulated call.
+
+A call on a regulated primitive goes through :meth:`ScenarioCore.run`:
+
+1. the transaction is created ``BLOCKED`` and parks (the scheduler block);
+2. a timeout-bearing call moves to ``COMMIT`` with its timeout decided;
+3. the primitive makes the real call, reporting ``WAITING`` before it may
+   sleep inside the real primitive, and ``STALLED`` (a park) where it has
+   been woken but not yet let back in (``Condition.wait``);
+4. the call is ``COMMITTED``, parks at ``PAUSED`` if a pause was asked for,
+   then goes ``EXITING`` to ``RETURNED`` or ``RAISED`` and into the log.
+
+Every state change wakes whoever waits in ``scenario.wait``; every park
+sleeps on the thread's own :class:`~blanket.parking.Parker`, so letting one
+call go wakes only its thread.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from .errors import SchedulerError, StallError
+from .log import Log
+from .parking import Parker
+from .states import State
+from .transaction import CallSpec, Transaction
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .signals import Signaled
+
+#: What a primitive does to make the real call of a transaction.
+Attempt = Callable[..., Any]
+
+
+class ThreadRecord:
+    """What the core keeps per thread: its parker and its chain of calls.
+
+    ``chain`` holds the thread's transactions in flight, outermost first
+    (a ``Condition.wait`` and the lock re-acquire nested in it, say).
+    """
+
+    __slots__ = ("parker", "chain")
+
+    def __init__(self) -> None:
+        self.parker = Parker()
+        self.chain: list[Transaction] = []
+
+
+class ScenarioCore:
+    """The state of one scenario, guarded by :attr:`lock`.
+
+    The public :class:`~blanket.Scenario`, the primitives, their API objects
+    and every transaction reach the state through this object, and only with
+    :attr:`lock` held.
+    """
+
+    def __init__(self, name: str) -> None:
+        #: The one lock over everything below.
+        self.lock = threading.Lock()
+        #: The scenario's name, for reports.
+        self.name = name
+        #: Whether the scenario is entered: calls on primitives are transactions.
+        self.regulated = False
+        #: Whether calls outside the scenario are recorded in the log.
+        self.recording = False
+        #: The primitives' fast check: neither regulated nor recording.
+        self.passthrough = True
+        #: The thread that entered the scenario, while it is entered.
+        self.scheduler: threading.Thread | None = None
+        #: The default bound, in seconds, on the scheduler's waits and on joins.
+        self.timeout = 10.0
+        #: Per-thread parkers and chains.
+        self.records: dict[threading.Thread, ThreadRecord] = {}
+        #: Every transaction in flight, in the order they started.
+        self.active: dict[Transaction, None] = {}
+        #: The finished transactions.
+        self.log = Log()
+        #: The managed threads, in creation order.
+        self.managed: dict[threading.Thread, None] = {}
+        #: Managed threads whose target has returned or raised.
+        self.finished: set[threading.Thread] = set()
+        #: The exception each managed thread died of.
+        self.errors: dict[threading.Thread, BaseException] = {}
+        #: The scenario's primitives, held weakly: a scenario keeps none alive.
+        self.primitives: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._counters: dict[str, itertools.count[int]] = {}
+        self._watchers: list[Parker] = []
+        self._watched: set[threading.Thread] = set()
+
+    # -- bookkeeping ------------------------------------------------------------
+
+    def adopt(self, primitive: Any) -> str:
+        """Count a new primitive in; return its label ("Lock 1", "Lock 2", ...)."""
+        kind = primitive._kind
+        with self.lock:
+            self.primitives.add(primitive)
+            counter = self._counters.setdefault(kind, itertools.count(1))
+            return f"{kind} {next(counter)}"
+
+    @staticmethod
+    def label(primitive: Any) -> str:
+        """How reports name *primitive*: the name it was given, or its label
+        and id."""
+        if primitive._name is not None:
+            return repr(primitive._name)
+        return f"{primitive._label} 0X{id(primitive):X}"
+
+    def chain(self, thread: threading.Thread) -> list[Transaction]:
+        """*thread*'s transactions in flight, outermost first."""
+        record = self.records.get(thread)
+        return record.chain if record is not None else []
+
+    def terminated(self, thread: threading.Thread) -> bool:
+        """Whether *thread* has finished; arranges a wake when it will."""
+        if thread in self.finished:
+            return True
+        if thread.ident is not None and not thread.is_alive():
+            return True
+        if thread not in self.managed and thread.ident is not None \
+                and thread not in self._watched:
+            self._watch(thread)
+        return False
+
+    def _watch(self, thread: threading.Thread) -> None:
+        # A thread blanket did not start tells nobody when it ends; a helper
+        # thread joins it and wakes the scheduler.
+        self._watched.add(thread)
+
+        def watch() -> None:
+            thread.join()
+            with self.lock:
+                self.changed()
+
+        threading.Thread(target=watch, name=f"blanket watcher of {thread.name}",
+                         daemon=True).start()
+
+    def record(self, thread: threading.Thread) -> ThreadRecord:
+        """*thread*'s record, made on first use."""
+        record = self.records.get(thread)
+        if record is None:
+            record = self.records[thread] = ThreadRecord()
+        return record
+
+    def changed(self) -> None:
+        """Something changed: wake everyone in ``scenario.wait``."""
+        for parker in self._watchers:
+            parker.wake()
+
+    def reset(self) -> None:
+        """Forget finished transactions and threads with nothing in flight."""
+        self.log._clear()
+        for thread in [t for t, r in self.records.items() if not r.chain]:
+            del self.records[thread]
+
+    # -- the worker's side of a call ------------------------------------------
+
+    def run(self, primitive: object, spec: CallSpec, args: tuple[Any, ...],
+            call: Callable[..., Any], attempt: Attempt | None = None, *,
+            park: bool = True) -> Any:
+        """Make one call on *primitive* as a transaction; return its result.
+
+        *call* is the real method. *attempt*, when given, makes the real call
+        instead of plain ``call(*args)``: ``attempt(core, tx, call, *args)``,
+        where *tx* is ``None`` if the call turned out not to be regulated.
+        With *park* false the call does not stop at the scheduler block (a
+        re-acquire the scheduler already allowed by un-stalling its wait).
+        """
+        thread = threading.current_thread()
+        with self.lock:
+            if not self.regulated:
+                tx = None
+                if self.recording:
+                    tx = Transaction(self, thread, primitive, spec, args, None, None,
+                                     State.COMMIT)
+            else:
+                if thread is self.scheduler:
+                    raise SchedulerError(
+                        f"the scheduler thread {thread.name!r} called {spec.kind}."
+                        f"{spec.name} on {self.label(primitive)} inside the scenario; "
+                        "it would wait for itself. Use scenario.raw(primitive) to "
+                        "call it unregulated.")
+                tx = self.open(thread, primitive, spec, args, park=park)
+                args = tx.call_args()
+        worker_tx = tx if tx is not None and tx._parker is not None else None
+        try:
+            if attempt is None:
+                result = call(*args)
+            else:
+                result = attempt(self, worker_tx, call, *args)
+        except BaseException as exc:
+            if tx is not None:
+                self.close(tx, exc, State.RAISED)
+            raise
+        if tx is not None:
+            self.close(tx, result, State.RETURNED)
+        return result
+
+    def current(self, primitive: object, name: str) -> Transaction | None:
+        """The calling thread's innermost transaction, if it is a *name* call
+        on *primitive*."""
+        with self.lock:
+            chain = self.chain(threading.current_thread())
+            if chain and chain[-1].primitive is primitive and chain[-1].spec.name == name:
+                return chain[-1]
+            return None
+
+    def open(self, thread: threading.Thread, primitive: object, spec: CallSpec,
+             args: tuple[Any, ...], *, park: bool) -> Transaction:
+        """Start a transaction (lock held): ``BLOCKED``, parked if *park*,
+        then ``COMMIT`` for a timeout-bearing call."""
+        record = self.record(thread)
+        parent = record.chain[-1] if record.chain else None
+        tx = Transaction(self, thread, primitive, spec, args, parent, record.parker,
+                         State.BLOCKED)
+        record.chain.append(tx)
+        self.active[tx] = None
+        if parent is not None:
+            parent._children += 1
+        self.changed()
+        if park:
+            self.park(tx)
+        if spec.timeout_at is not None:
+            value = tx._effective_timeout()
+            if isinstance(value, (int, float)) and value is not spec.no_timeout \
+                    and value >= 0:
+                tx._deadline = time.monotonic() + value
+            self.advance(tx, State.COMMIT)
+        return tx
+
+    def close(self, tx: Transaction, outcome: object, end: State) -> None:
+        """Finish a transaction: ``COMMITTED``, ``PAUSED`` if asked, ``EXITING``,
+        then *end*; into the log."""
+        with self.lock:
+            tx._result = outcome
+            if tx._parker is None:  # recorded outside the scenario
+                self.advance(tx, end)
+                self.log._append(tx)
+                return
+            self.advance(tx, State.COMMITTED)
+            if tx.pausing and self.regulated:
+                self.advance(tx, State.PAUSED)
+                self.park(tx)
+            self.advance(tx, State.EXITING)
+            self.advance(tx, end)
+            record = self.records[tx.thread]
+            record.chain.remove(tx)
+            del self.active[tx]
+            if tx.parent is not None:
+                tx.parent._children -= 1
+            self.log._append(tx)
+            self.changed()
+
+    def advance(self, tx: Transaction, state: State) -> None:
+        """Move *tx* forward to *state* (lock held) and tell the scheduler."""
+        assert tx._state < state, (tx, state)
+        tx._state = state
+        tx._history += (time.monotonic(), state)
+        self.changed()
+
+    def park(self, tx: Transaction) -> None:
+        """Sleep until the scheduler lets *tx* go from its current state, or
+        the scenario is exited (lock held)."""
+        tx._parked = True
+        self.changed()
+        parker = tx._parker
+        assert parker is not None
+        while tx._parked and self.regulated:
+            parker.sleep(self.lock)
+        tx._parked = False
+
+    def waiting(self, tx: Transaction | None) -> None:
+        """*tx* is about to sleep inside the real primitive."""
+        if tx is not None:
+            with self.lock:
+                self.advance(tx, State.WAITING)
+
+    def resumed(self, tx: Transaction | None) -> None:
+        """*tx* is back from sleeping inside the real primitive."""
+        if tx is not None:
+            with self.lock:
+                self.advance(tx, State.RESUMED)
+
+    def stall(self, tx: Transaction) -> None:
+        """*tx* has been woken inside the real primitive: park at ``STALLED``
+        until the scheduler lets it back in, then go on ``RESUMED``."""
+        with self.lock:
+            if self.regulated:
+                self.advance(tx, State.STALLED)
+                self.park(tx)
+            self.advance(tx, State.RESUMED)
+
+    # -- the scheduler's side ---------------------------------------------------
+
+    def release_park(self, tx: Transaction) -> None:
+        """Let *tx* go from the park it is in (lock held)."""
+        tx._parked = False
+        assert tx._parker is not None
+        tx._parker.wake()
+
+    def release_pause(self, tx: Transaction) -> None:
+        """Let *tx* go from ``PAUSED`` if nobody wants it paused (lock held)."""
+        if tx._state is State.PAUSED and tx._parked and not tx.pausing:
+            self.release_park(tx)
+
+    def push(self, tx: Transaction) -> None:
+        """Take root transaction *tx* off its thread's chain (lock held)."""
+        self.records[tx.thread].chain.remove(tx)
+        tx._pushed = True
+        self.changed()
+
+    def pop(self, tx: Transaction) -> None:
+        """Put a pushed *tx* back at the root of its chain (lock held)."""
+        if not tx._pushed:
+            raise ValueError(f"{tx!r} is not pushed")
+        tx._pushed = False
+        self.records[tx.thread].chain.insert(0, tx)
+        self.changed()
+
+    def wait(self, items: Iterable[tuple[object, Signaled]], timeout: float | None) -> set[object]:
+        """Sleep until any token signals; return the items whose tokens did.
+
+        With *timeout* ``None`` the scenario's default bound applies and
+        running out of it raises :class:`StallError` with a report; an
+        explicit *timeout* raises plain ``TimeoutError``.
+        """
+        pairs = list(items)
+        bound = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + bound
+        parker = Parker()
+        with self.lock:
+            self._watchers.append(parker)
+            try:
+                while True:
+                    hit = {item for item, token in pairs if token.signalled(self)}
+                    if hit:
+                        return hit
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        waited = ", ".join(repr(token) for _, token in pairs)
+                        if timeout is not None:
+                            raise TimeoutError(
+                                f"scenario {self.name!r}: nothing of {waited} "
+                                f"signalled within {timeout} s")
+                        raise StallError(
+                            f"scenario {self.name!r} stalled: nothing of {waited} "
+                            f"signalled within {bound} s", self.report())
+                    parker.sleep(self.lock, remaining)
+            finally:
+                self._watchers.remove(parker)
+
+    # -- entering and exiting -------------------------------------------------
+
+    def enter(self) -> list[threading.Thread]:
+        """Become regulated with the calling thread as scheduler; return the
+        managed threads still to start."""
+        with self.lock:
+            if self.regulated:
+                raise RuntimeError(f"scenario {self.name!r} is already entered")
+            self.reset()
+            self.scheduler = threading.current_thread()
+            self.regulated = True
+            self.passthrough = False
+            self.changed()
+            return [thread for thread in self.managed if thread.ident is None]
+
+    def unregulate(self) -> None:
+        """Stop regulating and let every parked call go (it finishes natively)."""
+        with self.lock:
+            self.regulated = False
+            self.passthrough = not self.recording
+            self.scheduler = None
+            for tx in self.active:
+                if tx._parked:
+                    self.release_park(tx)
+            self.changed()
+
+    def join(self, threads: Iterable[threading.Thread]) -> list[threading.Thread]:
+        """Join *threads* within the default bound; return those still alive."""
+        deadline = time.monotonic() + self.timeout
+        stuck = []
+        for thread in threads:
+            if thread.ident is None:
+                continue
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                stuck.append(thread)
+        return stuck
+
+    def report(self) -> str:
+        """Every thread's current call and state (lock held)."""
+        from .report import format_report
+        return format_report(self)

@@ -1,0 +1,39 @@
+"""The exceptions blanket raises of its own."""
+
+from __future__ import annotations
+
+
+class ThreadOrderingError(ValueError):
+    """A thread did something other than what the script said it would.
+
+    The message names the thread, what it was expected to call and what it
+    called (or that it terminated).
+    """
+
+
+class CompetingDriversError(ValueError):
+    """A second driver tried to drive a thread that already has one."""
+
+
+class StallError(TimeoutError):
+    """A bound was hit: the scenario stopped making progress.
+
+    Raised when the scheduler waited longer than the scenario's ``timeout``
+    for something to happen, or when exiting a scenario could not join a
+    managed thread in time. :attr:`report` names every thread, its current
+    call and its state.
+    """
+
+    def __init__(self, message: str, report: str) -> None:
+        super().__init__(f"{message}\n{report}")
+        #: The report of every thread's current call and state.
+        self.report = report
+
+
+class SchedulerError(RuntimeError):
+    """The scheduler thread made a call only a worker thread may make.
+
+    Inside ``with scenario:`` the scheduler must not call a regulated
+    primitive: the call would park waiting for the scheduler itself. Use the
+    raw handle (``scenario.raw(primitive)``) instead.
+    """

@@ -1,0 +1,54 @@
+"""Where a thread sleeps: the permit every parked thread waits on.
+
+Every thread that blanket parks (a worker at a scheduler park, or the
+scheduler in ``scenario.wait``) sleeps on a :class:`Parker` of its own, so a
+wake touches only the thread it is meant for. A parker is always used with
+the scenario's one lock held: :meth:`Parker.sleep` gives that lock up while
+asleep and takes it back before returning, like ``Condition.wait``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class Parker:
+    """A one-thread permit: :meth:`sleep` until another thread calls :meth:`wake`.
+
+    The permit is a plain lock kept acquired while nobody has been woken;
+    :meth:`wake` releases it at most once per sleep, so a wake that comes
+    before the sleeper reaches the lock is not lost.
+    """
+
+    __slots__ = ("_permit", "_sleeping")
+
+    def __init__(self) -> None:
+        self._permit = threading.Lock()
+        self._permit.acquire()
+        self._sleeping = False
+
+    def sleep(self, lock: threading.Lock, timeout: float = -1) -> bool:
+        """Release *lock*, sleep until woken or *timeout* passes, re-take *lock*.
+
+        Returns whether a wake arrived. The caller re-checks what it waits
+        for: a wake says something changed, not what.
+        """
+        self._sleeping = True
+        lock.release()
+        try:
+            woken = self._permit.acquire(True, timeout)
+        finally:
+            lock.acquire()
+        if not woken and not self._sleeping:
+            # The wake came between the timeout and re-taking the lock: the
+            # permit was released after all, so take it back to keep it armed.
+            self._permit.acquire()
+            woken = True
+        self._sleeping = False
+        return woken
+
+    def wake(self) -> None:
+        """Wake the sleeper, if there is one; the caller holds the lock."""
+        if self._sleeping:
+            self._sleeping = False
+            self._permit.release()

@@ -1,0 +1,491 @@
+"""The seven blanket primitives: the real ``threading`` ones, behind a gate.
+
+Each primitive holds the real ``threading`` object it stands for. Outside a
+scenario a call goes straight to it (one flag check); inside, the call becomes
+a transaction run by :meth:`blanket.core.ScenarioCore.run`, and the real call
+is made when the scheduler lets it. Nothing here re-implements what a
+primitive does: where a call may sleep inside the real primitive, blanket only
+says so (``WAITING``) before making it.
+
+A primitive masquerades as the real one: its ``repr`` is the real ``repr``
+with the id printed as ``0X`` and upper-case hex (the tell), and
+``isinstance(p, threading.Condition)`` holds (through ``__class__``).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .transaction import CallSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core import ScenarioCore
+    from .transaction import Transaction
+
+
+def _forever_or_positive(timeout: object, forever: object) -> bool:
+    """Whether a real call given *timeout* may sleep, and a non-blocking try
+    first cannot hide an error the real call would raise for *timeout*."""
+    if timeout is forever:
+        return True
+    return (type(timeout) in (int, float) and forever != timeout
+            and 0 < timeout <= threading.TIMEOUT_MAX)  # type: ignore[operator]
+
+
+def _sleep_in(core: ScenarioCore, tx: Transaction, call: Callable[..., Any],
+              *args: Any) -> Any:
+    """Make a real call that sleeps, between ``WAITING`` and ``RESUMED``."""
+    core.waiting(tx)
+    try:
+        return call(*args)
+    finally:
+        core.resumed(tx)
+
+
+def _acquire(core: ScenarioCore, tx: Transaction | None, call: Callable[..., Any],
+             blocking: Any, timeout: Any, forever: object) -> Any:
+    """An acquire: try without blocking first, and report ``WAITING`` only
+    when the real acquire is going to sleep."""
+    if tx is not None and blocking and _forever_or_positive(timeout, forever):
+        if call(False):
+            return True
+        return _sleep_in(core, tx, call, blocking, timeout)
+    return call(blocking, timeout)
+
+
+class Primitive:
+    """Base of the blanket primitives; each scenario has its own subclasses.
+
+    ``scenario.Lock`` and friends are subclasses bound to one scenario, so
+    ``isinstance(x, scenario.Lock)`` tells that scenario's locks apart.
+    """
+
+    __slots__ = ("_real", "_label", "_name", "_api", "__weakref__")
+
+    #: The core of the scenario the class belongs to (set on each subclass).
+    _core: ScenarioCore
+    #: The primitive's kind, as in ``threading`` ("Lock", "Condition", ...).
+    _kind: str = "Primitive"
+
+    def _adopt(self, real: object) -> None:
+        self._real = real
+        self._name: str | None = None
+        self._api: object = None
+        self._label = self._core.adopt(self)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        # The masquerade: isinstance(p, threading.X) holds wherever X is a class.
+        return type(self._real)
+
+    def __getattr__(self, name: str) -> Any:
+        # What the standard library reaches for behind a primitive's back
+        # (_at_fork_reinit, _is_owned, _cond, ...) is the real primitive's.
+        if name.startswith("__") or name in Primitive.__slots__:
+            raise AttributeError(name)
+        return getattr(self._real, name)
+
+    def __repr__(self) -> str:
+        if self._name is not None:
+            return f"<blanket.{self._kind} {self._name!r} {self._status()}>"
+        return repr(self._real).replace(f"0x{id(self._real):x}", f"0X{id(self):X}")
+
+    def _status(self) -> str:
+        """A few words on the primitive's state, for the named ``repr``."""
+        text = repr(self._real)
+        return text[1:text.index(" ")]
+
+    def _run(self, spec: CallSpec, args: tuple[Any, ...], call: Callable[..., Any],
+             attempt: Callable[..., Any] | None = None) -> Any:
+        return self._core.run(self, spec, args, call, attempt)
+
+
+def _specs(kind: str, **methods: tuple[Any, ...]) -> dict[str, CallSpec]:
+    return {name: CallSpec(kind, name, *spec) for name, spec in methods.items()}
+
+
+def _timed(params: tuple[str, ...], defaults: tuple[object, ...], forever: object
+           ) -> tuple[Any, ...]:
+    """The spec arguments of a method with a ``timeout`` parameter."""
+    return (params, defaults, params.index("timeout"), forever, True)
+
+
+_ACQUIRE_LOCK = _timed(("blocking", "timeout"), (True, -1), -1)
+_ACQUIRE_SEMAPHORE = _timed(("blocking", "timeout"), (True, None), None)
+_WAIT = _timed(("timeout",), (None,), None)
+
+
+def _acquire_lock(core: ScenarioCore, tx: Transaction | None, call: Callable[..., Any],
+                  blocking: Any, timeout: Any) -> Any:
+    return _acquire(core, tx, call, blocking, timeout, -1)
+
+
+def _acquire_semaphore(core: ScenarioCore, tx: Transaction | None,
+                       call: Callable[..., Any], blocking: Any, timeout: Any) -> Any:
+    return _acquire(core, tx, call, blocking, timeout, None)
+
+
+class _LockBase(Primitive):
+    """What ``Lock``, ``RLock`` and ``Condition`` share: acquire, release and
+    the context manager, over the real lock's own."""
+
+    __slots__ = ()
+    _specs: dict[str, CallSpec]
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Acquire, as the real ``acquire`` does."""
+        if self._core.passthrough:
+            return self._real.acquire(blocking, timeout)  # type: ignore[no-any-return]
+        return self._run(self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
+                         self._real.acquire, _acquire_lock)
+
+    def release(self) -> None:
+        """Release, as the real ``release`` does."""
+        if self._core.passthrough:
+            return self._real.release()  # type: ignore[no-any-return]
+        return self._run(self._specs["release"], (), self._real.release)  # type: ignore[no-any-return]
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
+class Lock(_LockBase):
+    """A ``threading.Lock`` under blanket's control."""
+
+    __slots__ = ()
+    _kind = "Lock"
+    _specs = _specs("Lock", acquire=_ACQUIRE_LOCK, release=(), locked=())
+
+    def __init__(self) -> None:
+        self._adopt(threading.Lock())
+
+    def locked(self) -> bool:
+        """Whether the lock is held, as the real ``locked`` says."""
+        if self._core.passthrough:
+            return self._real.locked()  # type: ignore[no-any-return]
+        return self._run(self._specs["locked"], (), self._real.locked)  # type: ignore[no-any-return]
+
+    def _status(self) -> str:
+        return "locked" if self._real.locked() else "unlocked"
+
+
+class RLock(_LockBase):
+    """A ``threading.RLock`` under blanket's control."""
+
+    __slots__ = ()
+    _kind = "RLock"
+    _specs = _specs("RLock", acquire=_ACQUIRE_LOCK, release=())
+
+    def __init__(self) -> None:
+        self._adopt(threading.RLock())
+
+
+class _ConditionLock:
+    """The lock under a blanket ``Condition``'s real ``threading.Condition``.
+
+    It is the user's lock, except for the two calls the real ``wait`` makes
+    around its sleep: ``_release_save`` (the waiter is registered, so the
+    transaction is now ``WAITING``) and ``_acquire_restore`` (woken: the
+    transaction parks at ``STALLED``, then takes the lock back in a nested
+    transaction). Everything else reaches the user's lock.
+    """
+
+    __slots__ = ("_condition", "_lock", "acquire", "release")
+
+    def __init__(self, condition: Condition, lock: Any) -> None:
+        self._condition = condition
+        self._lock = lock
+        self.acquire = lock.acquire
+        self.release = lock.release
+
+    def __getattr__(self, name: str) -> Any:
+        # threading.Condition takes _is_owned and _at_fork_reinit from the
+        # lock when it has them, and falls back to its own when it has not.
+        if name.startswith("__") or name in _ConditionLock.__slots__:
+            raise AttributeError(name)
+        return getattr(self._lock, name)
+
+    def __enter__(self) -> Any:
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc_info: object) -> Any:
+        return self._lock.__exit__(*exc_info)
+
+    def __repr__(self) -> str:
+        return repr(self._condition._user_lock)
+
+    def _release_save(self) -> Any:
+        core = self._condition._core
+        tx = core.current(self._condition, "wait")
+        if tx is not None:
+            core.waiting(tx)
+        release_save = getattr(self._lock, "_release_save", None)
+        if release_save is not None:
+            return release_save()
+        self._lock.release()
+        return None
+
+    def _acquire_restore(self, saved: Any) -> None:
+        core = self._condition._core
+        tx = core.current(self._condition, "wait")
+        take_back = functools.partial(self._take_back, saved)
+        if tx is None:
+            take_back()
+            return
+        core.stall(tx)
+        core.run(self._condition, Condition._specs["reacquire"], (), take_back,
+                 self._reacquire, park=False)
+
+    def _take_back(self, saved: Any) -> bool:
+        """Re-acquire the lock as ``threading.Condition`` would."""
+        acquire_restore = getattr(self._lock, "_acquire_restore", None)
+        if acquire_restore is not None:
+            acquire_restore(saved)
+        else:
+            self._lock.acquire()
+        return True
+
+    def _reacquire(self, core: ScenarioCore, tx: Transaction | None,
+                   take_back: Callable[[], bool]) -> bool:
+        """The re-acquire's attempt: ``WAITING`` only if it must sleep."""
+        lock = self._lock
+        if tx is None:
+            return take_back()
+        if not lock.acquire(False):
+            return _sleep_in(core, tx, take_back)  # type: ignore[no-any-return]
+        if hasattr(lock, "_acquire_restore"):
+            # An RLock: give the try back and restore its recursion count.
+            lock.release()
+            return take_back()
+        return True
+
+
+class Condition(_LockBase):
+    """A ``threading.Condition`` under blanket's control.
+
+    Its ``wait`` visits ``WAITING`` once the lock is given up, then parks at
+    ``STALLED`` when woken; the re-acquire of the lock that follows is a
+    nested ``acquire`` transaction.
+    """
+
+    __slots__ = ("_user_lock",)
+    _kind = "Condition"
+    _specs = _specs("Condition", acquire=_ACQUIRE_LOCK, release=(), wait=_WAIT,
+                    wait_for=_timed(("predicate", "timeout"), (None, None), None),
+                    notify=(("n",), (1,)), notify_all=())
+    # The lock re-acquire at the end of a wait, nested in the wait.
+    _specs["reacquire"] = CallSpec("Condition", "acquire")
+
+    def __init__(self, lock: Any = None) -> None:
+        if lock is None:
+            lock = threading.RLock()
+        self._user_lock = lock
+        real_lock = lock._real if isinstance(lock, Primitive) else lock
+        self._adopt(threading.Condition(_ConditionLock(self, real_lock)))  # type: ignore[arg-type]
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until notified or *timeout* passes, as ``Condition.wait``."""
+        if self._core.passthrough:
+            return self._real.wait(timeout)  # type: ignore[no-any-return]
+        return self._run(self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float | None = None) -> Any:
+        """Wait until *predicate* is true, as ``Condition.wait_for``.
+
+        It runs the standard library's own ``wait_for`` over this condition,
+        so each ``wait`` inside is a nested transaction, and so is every
+        call the predicate makes on a blanket primitive.
+        """
+        wait_for = functools.partial(threading.Condition.wait_for, self)
+        if self._core.passthrough:
+            return wait_for(predicate, timeout)
+        return self._run(self._specs["wait_for"], (predicate, timeout), wait_for)
+
+    def notify(self, n: int = 1) -> None:
+        """Wake up to *n* waiters, as ``Condition.notify``."""
+        if self._core.passthrough:
+            return self._real.notify(n)  # type: ignore[no-any-return]
+        return self._run(self._specs["notify"], (n,), self._real.notify)  # type: ignore[no-any-return]
+
+    def notify_all(self) -> None:
+        """Wake every waiter, as ``Condition.notify_all``."""
+        if self._core.passthrough:
+            return self._real.notify_all()  # type: ignore[no-any-return]
+        return self._run(self._specs["notify_all"], (), self._real.notify_all)  # type: ignore[no-any-return]
+
+    def _status(self) -> str:
+        return f"waiters={len(self._real._waiters)}"
+
+
+class Semaphore(Primitive):
+    """A ``threading.Semaphore`` under blanket's control."""
+
+    __slots__ = ()
+    _kind = "Semaphore"
+    _specs = _specs("Semaphore", acquire=_ACQUIRE_SEMAPHORE, release=(("n",), (1,)))
+    _real_class: Callable[[int], Any] = threading.Semaphore
+
+    def __init__(self, value: int = 1) -> None:
+        self._adopt(self._real_class(value))
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        """Acquire, as ``Semaphore.acquire`` does."""
+        if self._core.passthrough:
+            return self._real.acquire(blocking, timeout)  # type: ignore[no-any-return]
+        return self._run(self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
+                         self._real.acquire, _acquire_semaphore)
+
+    def release(self, n: int = 1) -> None:
+        """Release *n* times, as ``Semaphore.release`` does."""
+        if self._core.passthrough:
+            return self._real.release(n)  # type: ignore[no-any-return]
+        return self._run(self._specs["release"], (n,), self._real.release)  # type: ignore[no-any-return]
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+    def _status(self) -> str:
+        return f"value={self._real._value}"
+
+
+class BoundedSemaphore(Semaphore):
+    """A ``threading.BoundedSemaphore`` under blanket's control."""
+
+    __slots__ = ()
+    _kind = "BoundedSemaphore"
+    _specs = _specs("BoundedSemaphore", acquire=_ACQUIRE_SEMAPHORE, release=(("n",), (1,)))
+    _real_class = threading.BoundedSemaphore
+
+
+class Event(Primitive):
+    """A ``threading.Event`` under blanket's control."""
+
+    __slots__ = ()
+    _kind = "Event"
+    _specs = _specs("Event", is_set=(), set=(), clear=(), wait=_WAIT)
+
+    def __init__(self) -> None:
+        self._adopt(threading.Event())
+
+    def is_set(self) -> bool:
+        """Whether the flag is set, as ``Event.is_set`` says."""
+        if self._core.passthrough:
+            return self._real.is_set()  # type: ignore[no-any-return]
+        return self._run(self._specs["is_set"], (), self._real.is_set)  # type: ignore[no-any-return]
+
+    def set(self) -> None:
+        """Set the flag, as ``Event.set`` does."""
+        if self._core.passthrough:
+            return self._real.set()  # type: ignore[no-any-return]
+        return self._run(self._specs["set"], (), self._real.set)  # type: ignore[no-any-return]
+
+    def clear(self) -> None:
+        """Clear the flag, as ``Event.clear`` does."""
+        if self._core.passthrough:
+            return self._real.clear()  # type: ignore[no-any-return]
+        return self._run(self._specs["clear"], (), self._real.clear)  # type: ignore[no-any-return]
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the flag is set, as ``Event.wait`` does."""
+        if self._core.passthrough:
+            return self._real.wait(timeout)  # type: ignore[no-any-return]
+        return self._run(self._specs["wait"], (timeout,), self._real.wait,  # type: ignore[no-any-return]
+                         self._wait_attempt)
+
+    def _wait_attempt(self, core: ScenarioCore, tx: Transaction | None,
+                      call: Callable[..., Any], timeout: Any) -> Any:
+        if tx is not None and _forever_or_positive(timeout, None) \
+                and not self._real.is_set():
+            return _sleep_in(core, tx, call, timeout)
+        return call(timeout)
+
+    def _status(self) -> str:
+        return "set" if self._real.is_set() else "unset"
+
+
+class Barrier(Primitive):
+    """A ``threading.Barrier`` under blanket's control.
+
+    The barrier's action runs with the opener's transaction pushed off its
+    thread's chain (``Action(tx)`` signals meanwhile), so calls the action
+    makes are transactions of their own.
+    """
+
+    __slots__ = ("_action",)
+    _kind = "Barrier"
+    _specs = _specs("Barrier", wait=_WAIT, reset=(), abort=())
+
+    def __init__(self, parties: int, action: Callable[[], Any] | None = None,
+                 timeout: float | None = None) -> None:
+        self._action = action
+        self._adopt(threading.Barrier(parties, None if action is None else self._run_action,
+                                      timeout))
+
+    def _run_action(self) -> None:
+        tx = self._core.current(self, "wait")
+        if tx is None or tx.parent is not None:
+            self._action()  # type: ignore[misc]
+            return
+        with tx.push():
+            self._action()  # type: ignore[misc]
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the other parties, as ``Barrier.wait`` does."""
+        if self._core.passthrough:
+            return self._real.wait(timeout)  # type: ignore[no-any-return]
+        return self._run(self._specs["wait"], (timeout,), self._real.wait,  # type: ignore[no-any-return]
+                         self._wait_attempt)
+
+    def _wait_attempt(self, core: ScenarioCore, tx: Transaction | None,
+                      call: Callable[..., Any], timeout: Any) -> Any:
+        real = self._real
+        # The last party to arrive does not sleep: it opens the barrier.
+        if tx is not None and real.n_waiting < real.parties - 1:
+            return _sleep_in(core, tx, call, timeout)
+        return call(timeout)
+
+    def reset(self) -> None:
+        """Reset the barrier, as ``Barrier.reset`` does."""
+        if self._core.passthrough:
+            return self._real.reset()  # type: ignore[no-any-return]
+        return self._run(self._specs["reset"], (), self._real.reset)  # type: ignore[no-any-return]
+
+    def abort(self) -> None:
+        """Break the barrier, as ``Barrier.abort`` does."""
+        if self._core.passthrough:
+            return self._real.abort()  # type: ignore[no-any-return]
+        return self._run(self._specs["abort"], (), self._real.abort)  # type: ignore[no-any-return]
+
+    @property
+    def parties(self) -> int:
+        """The number of threads needed to pass the barrier."""
+        return self._real.parties  # type: ignore[no-any-return]
+
+    @property
+    def n_waiting(self) -> int:
+        """The number of threads waiting at the barrier now."""
+        return self._real.n_waiting  # type: ignore[no-any-return]
+
+    @property
+    def broken(self) -> bool:
+        """Whether the barrier is broken."""
+        return self._real.broken  # type: ignore[no-any-return]
+
+    def _status(self) -> str:
+        real = self._real
+        return f"waiters={real.n_waiting}/{real.parties}" + (" broken" if real.broken else "")
+
+
+#: The seven primitive classes, by the name ``threading`` gives them.
+KINDS: dict[str, type[Primitive]] = {
+    cls._kind: cls for cls in (Lock, RLock, Condition, Semaphore, BoundedSemaphore,
+                               Event, Barrier)}

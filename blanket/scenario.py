@@ -1,0 +1,283 @@
+"""The public :class:`Scenario`: primitives, managed threads, entering and exiting."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import types
+from collections.abc import Callable, Iterator, Mapping, Set
+from typing import Any
+
+from . import primitives
+from .api import API_CLASSES, PrimitiveAPI
+from .core import ScenarioCore
+from .errors import StallError
+from .log import Log
+from .primitives import Primitive
+from .signals import to_token
+from .transaction import Transaction
+
+_numbers = itertools.count(1)
+
+
+class ManagedThread(threading.Thread):
+    """A thread made by ``scenario.thread``: started on entry, joined on exit.
+
+    Its scenario learns when it ends (``Terminated`` signals at once) and
+    which exception, if any, it died of.
+    """
+
+    def __init__(self, core: ScenarioCore, target: Callable[..., Any],
+                 args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        super().__init__(target=target, args=args, kwargs=kwargs, daemon=True)
+        self._blanket_core = core
+
+    def run(self) -> None:
+        """Run the target; tell the scenario how it ended."""
+        core = self._blanket_core
+        try:
+            super().run()
+        except BaseException as exc:
+            with core.lock:
+                core.errors[self] = exc
+            raise
+        finally:
+            with core.lock:
+                core.finished.add(self)
+                core.changed()
+
+
+class _Handles(Mapping[Primitive, Any]):
+    """A read-only mapping from each of a scenario's primitives to a handle."""
+
+    __slots__ = ("_scenario", "_handle")
+
+    def __init__(self, scenario: Scenario, handle: Callable[[Primitive], Any]) -> None:
+        self._scenario = scenario
+        self._handle = handle
+
+    def __getitem__(self, primitive: Primitive) -> Any:
+        if not self._scenario._owns(primitive):
+            raise KeyError(primitive)
+        return self._handle(primitive)
+
+    def __iter__(self) -> Iterator[Primitive]:
+        return iter(list(self._scenario._core.primitives))
+
+    def __len__(self) -> int:
+        return len(self._scenario._core.primitives)
+
+
+class Scenario:
+    """A set of blanket primitives and managed threads, and the scheduler's
+    seat: inside ``with scenario:`` every call on its primitives waits for
+    the calling thread (the scheduler) to let it go.
+
+    *name* shows in reports; *timeout* bounds every wait of the scheduler and
+    the join of managed threads on exit (seconds); *record_unregulated* logs
+    calls made outside the scenario too.
+    """
+
+    # The seven primitive classes, bound to this scenario.
+    Lock: type[primitives.Lock]
+    RLock: type[primitives.RLock]
+    Condition: type[primitives.Condition]
+    Semaphore: type[primitives.Semaphore]
+    BoundedSemaphore: type[primitives.BoundedSemaphore]
+    Event: type[primitives.Event]
+    Barrier: type[primitives.Barrier]
+
+    def __init__(self, name: str | None = None, *, timeout: float = 10.0,
+                 record_unregulated: bool = False) -> None:
+        self._core = core = ScenarioCore(f"Scenario {next(_numbers)}")
+        if name is not None:
+            self.name = name
+        self.timeout = timeout
+        self.record_unregulated = record_unregulated
+        for kind, base in primitives.KINDS.items():
+            setattr(self, kind, type(kind, (base,), {
+                "__slots__": (), "_core": core, "__doc__": base.__doc__,
+                "__module__": base.__module__, "__qualname__": f"Scenario.{kind}"}))
+
+    # -- settings -------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The scenario's name, shown in reports."""
+        return self._core.name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"a scenario's name is a str, not {value!r}")
+        self._core.name = value
+
+    @property
+    def timeout(self) -> float:
+        """The bound, in seconds, on the scheduler's waits and on joining
+        managed threads at exit; hitting it raises :class:`StallError`."""
+        return self._core.timeout
+
+    @timeout.setter
+    def timeout(self, value: float) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f"a scenario's timeout is a positive number of seconds, "
+                             f"not {value!r}")
+        self._core.timeout = value
+
+    @property
+    def record_unregulated(self) -> bool:
+        """Whether calls made outside the scenario are logged (as transactions
+        that go straight from ``COMMIT`` to ``RETURNED``)."""
+        return self._core.recording
+
+    @record_unregulated.setter
+    def record_unregulated(self, value: bool) -> None:
+        core = self._core
+        with core.lock:
+            core.recording = bool(value)
+            core.passthrough = not (core.regulated or core.recording)
+
+    # -- threads --------------------------------------------------------------
+
+    def thread(self, target: Callable[..., Any], *args: Any, **kwargs: Any) -> threading.Thread:
+        """A managed thread running ``target(*args, **kwargs)``.
+
+        It starts when the scenario is entered, or at once if it already is,
+        and is joined when the scenario exits.
+        """
+        if not callable(target):
+            raise TypeError(f"scenario.thread needs a callable target, not {target!r}")
+        core = self._core
+        thread = ManagedThread(core, target, args, kwargs)
+        with core.lock:
+            core.managed[thread] = None
+            start = core.regulated
+        if start:
+            thread.start()
+        return thread
+
+    @property
+    def managed(self) -> Set[threading.Thread]:
+        """The managed threads (a read-only, live set)."""
+        return types.MappingProxyType(self._core.managed).keys()
+
+    # -- transactions and the log ---------------------------------------------
+
+    @property
+    def transactions(self) -> Mapping[threading.Thread, Transaction]:
+        """Each thread's current transaction, taken now (read-only)."""
+        core = self._core
+        with core.lock:
+            return types.MappingProxyType(
+                {thread: record.chain[-1] for thread, record in core.records.items()
+                 if record.chain})
+
+    def transaction(self, thread: threading.Thread) -> Transaction | None:
+        """*thread*'s current (innermost) transaction, or ``None``."""
+        core = self._core
+        with core.lock:
+            chain = core.chain(thread)
+            return chain[-1] if chain else None
+
+    @property
+    def log(self) -> Log:
+        """The finished transactions, in the order they finished.
+
+        Emptied when the scenario is entered and by :meth:`reset`; readable
+        after the scenario exits.
+        """
+        return self._core.log
+
+    def reset(self) -> None:
+        """Forget finished transactions: empty the log."""
+        with self._core.lock:
+            self._core.reset()
+
+    # -- primitives' handles --------------------------------------------------
+
+    def _owns(self, primitive: object) -> bool:
+        return isinstance(primitive, Primitive) and type(primitive)._core is self._core
+
+    def _check(self, primitive: object) -> Primitive:
+        if not isinstance(primitive, Primitive):
+            raise TypeError(f"expected a blanket primitive, not {primitive!r}")
+        if not self._owns(primitive):
+            raise ValueError(f"{self._core.label(primitive)} belongs to another scenario "
+                             f"than {self.name!r}")
+        return primitive
+
+    def api(self, primitive: Primitive) -> PrimitiveAPI:
+        """The API object (the scheduler's controls) of *primitive*."""
+        primitive = self._check(primitive)
+        with self._core.lock:
+            if primitive._api is None:
+                primitive._api = API_CLASSES[primitive._kind](primitive)
+            api: PrimitiveAPI = primitive._api  # type: ignore[assignment]
+            return api
+
+    def raw(self, primitive: Primitive) -> Any:
+        """The raw handle of *primitive*: the real ``threading`` object,
+        never regulated."""
+        return self._check(primitive)._real
+
+    @property
+    def apis(self) -> Mapping[Primitive, PrimitiveAPI]:
+        """Each primitive's API object (read-only mapping)."""
+        return _Handles(self, self.api)
+
+    @property
+    def raws(self) -> Mapping[Primitive, Any]:
+        """Each primitive's raw handle (read-only mapping)."""
+        return _Handles(self, self.raw)
+
+    # -- waiting ----------------------------------------------------------------
+
+    def wait(self, *items: object, timeout: float | None = None) -> set[object]:
+        """Block until any item signals; return the set of items that did.
+
+        Items: a thread (it has a transaction), a transaction (it finished),
+        a method of a primitive (some thread is inside it), the scenario (it
+        is entered), or a signal token (``Call``, ``Terminated``,
+        ``Paused``, ...). With *timeout* ``TimeoutError`` is raised when it
+        passes; without, the scenario's :attr:`timeout` bounds the wait and
+        :class:`StallError` carries a report of every thread.
+        """
+        if not items:
+            raise TypeError("scenario.wait needs at least one item to wait for")
+        if timeout is not None and (isinstance(timeout, bool)
+                                    or not isinstance(timeout, (int, float))):
+            raise TypeError(f"timeout is a number of seconds or None, not {timeout!r}")
+        return self._core.wait([(item, to_token(item)) for item in items], timeout)
+
+    # -- entering and exiting ---------------------------------------------------
+
+    def __enter__(self) -> Scenario:
+        for thread in self._core.enter():
+            thread.start()
+        return self
+
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        core = self._core
+        core.unregulate()
+        stuck = core.join(list(core.managed))
+        if stuck:
+            with core.lock:
+                report = core.report()
+            error = StallError(
+                f"scenario {self.name!r}: managed threads "
+                f"{', '.join(repr(t.name) for t in stuck)} still running "
+                f"{core.timeout} s after the scenario exited", report)
+            if exc is not None:
+                exc.add_note(str(error))
+                return
+            raise error
+
+    def report(self) -> str:
+        """Every thread's current call and state, as a stall report shows it."""
+        with self._core.lock:
+            return self._core.report()
+
+    def __repr__(self) -> str:
+        state = "entered" if self._core.regulated else "not entered"
+        return f"<blanket.Scenario {self.name!r} {state}>"

@@ -1,0 +1,292 @@
+"""What ``scenario.wait`` can wait for: signal tokens, and how items signal.
+
+Every item given to ``scenario.wait`` becomes a token whose
+:meth:`Signaled.signalled` tells, under the scenario's lock, whether it
+signals now. Tokens compare equal when they are of the same type over the
+same arguments, so ``Terminated(A) in scenario.wait(Terminated(A))`` holds.
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+
+
+from .core import ScenarioCore
+from .primitives import Primitive
+from .states import SCHEDULER_PARKS, State
+from .transaction import Transaction
+
+
+class Signaled:
+    """Base class of the signal tokens ``scenario.wait`` accepts."""
+
+    __slots__ = ("_args",)
+
+    def __init__(self, *args: object) -> None:
+        self._args = args
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        """Whether the token signals now; *core*'s lock is held."""
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._args == self._args  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._args))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(map(_name, self._args))})"
+
+
+def _name(item: object) -> str:
+    if isinstance(item, threading.Thread):
+        return repr(item.name)
+    if isinstance(item, types.MethodType) and isinstance(item.__self__, Primitive):
+        return f"{item.__self__._kind}.{item.__name__}"
+    return repr(item)
+
+
+def _thread(value: object, who: str) -> threading.Thread:
+    if not isinstance(value, threading.Thread):
+        raise TypeError(f"{who} needs a threading.Thread, not {value!r}")
+    return value
+
+
+def _transaction(value: object, who: str) -> Transaction:
+    if not isinstance(value, Transaction):
+        raise TypeError(f"{who} needs a transaction, not {value!r}")
+    return value
+
+
+def _method(value: object, who: str) -> types.MethodType:
+    if not (isinstance(value, types.MethodType) and isinstance(value.__self__, Primitive)):
+        raise TypeError(f"{who} needs a method of a blanket primitive "
+                        f"(such as lock.acquire), not {value!r}")
+    return value
+
+
+def _calls(tx: Transaction, method: types.MethodType) -> bool:
+    return tx.primitive is method.__self__ and tx.spec.name == method.__name__
+
+
+class Call(Signaled):
+    """Signals while *thread* is inside a call of *method* (e.g. ``lock.acquire``).
+
+    The arguments may come in either order, as blanket 1.0 documents both.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, thread: object, method: object) -> None:
+        if isinstance(method, threading.Thread):
+            thread, method = method, thread
+        super().__init__(_thread(thread, "Call"), _method(method, "Call"))
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        thread, method = self._args
+        return any(_calls(tx, method) for tx in core.chain(thread))  # type: ignore[arg-type]
+
+
+class Use(Signaled):
+    """Signals while *thread* is inside any call on *primitive*."""
+
+    __slots__ = ()
+
+    def __init__(self, thread: threading.Thread, primitive: object) -> None:
+        if not isinstance(primitive, Primitive):
+            raise TypeError(f"Use needs a blanket primitive, not {primitive!r}")
+        super().__init__(_thread(thread, "Use"), primitive)
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        thread, primitive = self._args
+        return any(tx.primitive is primitive for tx in core.chain(thread))  # type: ignore[arg-type]
+
+
+class Terminated(Signaled):
+    """Signals once *thread* has finished running."""
+
+    __slots__ = ()
+
+    def __init__(self, thread: threading.Thread) -> None:
+        super().__init__(_thread(thread, "Terminated"))
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return core.terminated(self._args[0])  # type: ignore[arg-type]
+
+
+class Not(Signaled):
+    """Signals while *item* does not."""
+
+    __slots__ = ()
+
+    def __init__(self, item: object) -> None:
+        super().__init__(to_token(item))
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return not self._args[0].signalled(core)  # type: ignore[attr-defined]
+
+
+class Nested(Signaled):
+    """Signals while *transaction* has a nested transaction in flight."""
+
+    __slots__ = ()
+
+    def __init__(self, transaction: Transaction) -> None:
+        super().__init__(_transaction(transaction, "Nested"))
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return self._args[0]._children > 0  # type: ignore[attr-defined]
+
+
+class Action(Signaled):
+    """Signals while *transaction* is pushed off its thread's chain
+    (``Barrier.wait`` running the barrier's action)."""
+
+    __slots__ = ()
+
+    def __init__(self, transaction: Transaction) -> None:
+        super().__init__(_transaction(transaction, "Action"))
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return self._args[0]._pushed  # type: ignore[attr-defined, no-any-return]
+
+
+class Reached(Signaled):
+    """Signals once *transaction* is in *state* or any later state."""
+
+    __slots__ = ()
+
+    def __init__(self, transaction: Transaction, state: State) -> None:
+        if not isinstance(state, State):
+            raise TypeError(f"Reached needs a State, not {state!r}")
+        super().__init__(_transaction(transaction, "Reached"), state)
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        tx, state = self._args
+        return tx.state >= state  # type: ignore[attr-defined, no-any-return]
+
+
+class TransactionState(Signaled):
+    """Signals while *transaction* is exactly in *state*.
+
+    The subclasses (:class:`Blocked`, :class:`Commit`, ...) fix the state.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, transaction: Transaction, state: State) -> None:
+        if not isinstance(state, State):
+            raise TypeError(f"{type(self).__name__} needs a State, not {state!r}")
+        super().__init__(_transaction(transaction, type(self).__name__), state)
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        tx, state = self._args
+        return tx.state is state  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._args[0]!r})"
+
+
+def _state_token(state: State) -> type[TransactionState]:
+    def __init__(self: TransactionState, transaction: Transaction) -> None:
+        TransactionState.__init__(self, transaction, state)
+
+    name = state.name.capitalize()
+    return type(name, (TransactionState,), {
+        "__slots__": (), "__init__": __init__, "__module__": __name__,
+        "__doc__": f"Signals while the transaction is in ``{state.name}``."})
+
+
+Blocked = _state_token(State.BLOCKED)
+Commit = _state_token(State.COMMIT)
+Waiting = _state_token(State.WAITING)
+Stalled = _state_token(State.STALLED)
+Resumed = _state_token(State.RESUMED)
+Committed = _state_token(State.COMMITTED)
+Paused = _state_token(State.PAUSED)
+Exiting = _state_token(State.EXITING)
+Returned = _state_token(State.RETURNED)
+Raised = _state_token(State.RAISED)
+
+
+# -- the plain items wait() accepts, as tokens ------------------------------------
+
+class _Active(Signaled):
+    """A thread item: signals while the thread has a transaction."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return bool(core.chain(self._args[0]))  # type: ignore[arg-type]
+
+
+class _Done(Signaled):
+    """A transaction item: signals once the transaction has finished."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return self._args[0].done  # type: ignore[attr-defined, no-any-return]
+
+
+class _Inside(Signaled):
+    """A bound-method item: signals while any thread is inside the method."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        method = self._args[0]
+        return any(_calls(tx, method) for tx in core.active)  # type: ignore[arg-type]
+
+
+class _Entered(Signaled):
+    """A scenario item: signals while the scenario is entered."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return core.regulated
+
+
+class Parked(Signaled):
+    """Signals once *thread*'s current call is at a scheduler park
+    (``BLOCKED``, ``STALLED`` or ``PAUSED``), or *thread* has terminated.
+
+    This is what the drivers and the API objects wait for before they act on
+    a thread.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, thread: threading.Thread) -> None:
+        super().__init__(_thread(thread, "Parked"))
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        thread: threading.Thread = self._args[0]  # type: ignore[assignment]
+        chain = core.chain(thread)
+        if chain:
+            top = chain[-1]
+            return top._parked and top.state in SCHEDULER_PARKS
+        return core.terminated(thread)
+
+
+def to_token(item: object) -> Signaled:
+    """The token for one item given to ``scenario.wait``; ``TypeError`` if none."""
+    if isinstance(item, Signaled):
+        return item
+    if isinstance(item, threading.Thread):
+        return _Active(item)
+    if isinstance(item, Transaction):
+        return _Done(item)
+    if isinstance(item, types.MethodType) and isinstance(item.__self__, Primitive):
+        return _Inside(item)
+    core = getattr(item, "_core", None)
+    if isinstance(core, ScenarioCore):
+        return _Entered(core)
+    raise TypeError(f"scenario.wait cannot wait for {item!r}: expected a thread, a "
+                    "transaction, a method of a blanket primitive, a scenario or a "
+                    "signal token")
+
+
