@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -77,9 +78,16 @@ class Primitive:
         self._label = self._core.adopt(self)
 
     @property  # type: ignore[misc]
+    @typing.no_type_check  # a checker asking for self.__class__ here would recurse
     def __class__(self) -> type:
-        # The masquerade: isinstance(p, threading.X) holds wherever X is a class.
-        return type(self._real)
+        # The masquerade: isinstance(p, threading.X) holds wherever X is a
+        # class. Until the real primitive exists (in __init__) the class is
+        # the true one; object.__getattribute__ keeps __getattr__ out of it.
+        try:
+            real = object.__getattribute__(self, "_real")
+        except AttributeError:
+            return type(self)
+        return type(real)
 
     def __getattr__(self, name: str) -> Any:
         # What the standard library reaches for behind a primitive's back

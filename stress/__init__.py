@@ -1,0 +1,1 @@
+"""Determinism stress runs (``make stress``); see ``python -m stress --help``."""

@@ -1,0 +1,63 @@
+"""Run scripted scenarios many times and fail on the first run whose order differs.
+
+``python -m stress [--runs N] [--load] [NAME ...]``: each scenario is a
+function returning the order of events it saw (what the workers did, and
+where the script fully decides it, the log); every run must return the same
+order as the documented one. ``--load`` keeps the other cores busy with
+spinning processes meanwhile, as ``make stress`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+
+from stress.scenarios import SCENARIOS
+
+
+def _spin(stop: multiprocessing.synchronize.Event) -> None:  # pragma: no cover
+    while not stop.is_set():
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m stress", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--load", action="store_true", help="keep the other cores busy")
+    parser.add_argument("names", nargs="*", help="scenarios to run (default: all)")
+    args = parser.parse_args(argv)
+    chosen = args.names or list(SCENARIOS)
+    stop = multiprocessing.Event()
+    spinners = []
+    if args.load:
+        for _ in range(max(1, multiprocessing.cpu_count() - 1)):
+            spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
+            spinner.start()
+            spinners.append(spinner)
+    deviations = 0
+    try:
+        for name in chosen:
+            scenario, expected = SCENARIOS[name]
+            started = time.perf_counter()
+            for run in range(1, args.runs + 1):
+                got = scenario()
+                if got != expected:
+                    print(f"{name}: run {run} deviated:\n  expected {expected}\n  got      {got}")
+                    deviations += 1
+                    break
+            else:
+                print(f"{name}: {args.runs} runs, 0 deviations "
+                      f"({time.perf_counter() - started:.1f} s)")
+    finally:
+        stop.set()
+        for spinner in spinners:
+            spinner.join()
+    print(f"python {sys.version.split()[0]} gil={getattr(sys, '_is_gil_enabled', lambda: True)()}: "
+          f"{deviations} scenario(s) deviated")
+    return 1 if deviations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
