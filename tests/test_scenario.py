@@ -1,0 +1,311 @@
+"""The Scenario: settings, managed threads, handles, entering and exiting."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import unittest
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import blanket
+from blanket import State
+
+from .support import unchecked
+
+
+@contextmanager
+def quiet_thread_errors() -> Iterator[list[threading.ExceptHookArgs]]:
+    """Collect uncaught thread exceptions instead of printing them."""
+    seen: list[threading.ExceptHookArgs] = []
+    previous = threading.excepthook
+    threading.excepthook = seen.append
+    try:
+        yield seen
+    finally:
+        threading.excepthook = previous
+
+
+class Settings(unittest.TestCase):
+    """Name, timeout, recording: checked on the way in."""
+
+    def test_default_and_given_names(self) -> None:
+        self.assertRegex(blanket.Scenario().name, r"^Scenario \d+$")
+        scenario = blanket.Scenario("cache")
+        self.assertEqual(scenario.name, "cache")
+        scenario.name = "renamed"
+        self.assertEqual(repr(scenario), "<blanket.Scenario 'renamed' not entered>")
+        with unchecked(), self.assertRaises(TypeError):
+            scenario.name = 3  # type: ignore[assignment]
+
+    def test_timeout_must_be_a_positive_number(self) -> None:
+        scenario = blanket.Scenario(timeout=2)
+        self.assertEqual(scenario.timeout, 2)
+        for bad in (0, -1, "1", True, None):
+            with self.subTest(bad=bad), unchecked(), self.assertRaises(ValueError):
+                scenario.timeout = bad  # type: ignore[assignment]
+
+    def test_record_unregulated_flag(self) -> None:
+        scenario = blanket.Scenario()
+        self.assertFalse(scenario.record_unregulated)
+        scenario.record_unregulated = True
+        self.assertTrue(scenario.record_unregulated)
+        scenario.Lock().acquire()
+        self.assertEqual(len(scenario.log), 1)
+
+
+class ManagedThreads(unittest.TestCase):
+    """scenario.thread: started on entry (or at once inside), joined on exit."""
+
+    def test_started_on_entry_and_joined_on_exit(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        ran: list[str] = []
+        thread = scenario.thread(ran.append, "ran")
+        self.assertIsInstance(thread, threading.Thread)
+        self.assertIsNone(thread.ident)
+        self.assertIn(thread, scenario.managed)
+        self.assertEqual(len(scenario.managed), 1)
+        with scenario:
+            scenario.wait(blanket.Terminated(thread))
+        self.assertFalse(thread.is_alive())
+        self.assertEqual(ran, ["ran"])
+
+    def test_created_inside_starts_at_once(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        event = scenario.Event()
+        with scenario:
+            thread = scenario.thread(event.set)
+            tx = scenario.api(event).unblock(event.set, thread)[0]
+            scenario.wait(tx)
+        self.assertTrue(scenario.raw(event).is_set())
+
+    def test_keyword_arguments_reach_the_target(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        got: dict[str, object] = {}
+        scenario.thread(got.update, name="A")
+        with scenario:
+            pass
+        self.assertEqual(got, {"name": "A"})
+
+    def test_target_must_be_callable(self) -> None:
+        with unchecked(), self.assertRaises(TypeError):
+            blanket.Scenario().thread(42)  # type: ignore[arg-type]
+
+    def test_exception_of_a_managed_thread_is_kept(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+
+        def fail() -> None:
+            raise KeyError("boom")
+
+        thread = scenario.thread(fail)
+        with quiet_thread_errors() as seen, scenario:
+            scenario.wait(blanket.Terminated(thread))
+        self.assertIsInstance(scenario._core.errors[thread], KeyError)
+        self.assertEqual([args.thread for args in seen], [thread])
+
+
+class TransactionsAndLog(unittest.TestCase):
+    """Current transactions while inside; the log kept after exit."""
+
+    def test_transactions_mapping_and_log_after_exit(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        lock = scenario.Lock()
+        A = scenario.thread(lambda: lock.acquire())
+        with scenario:
+            scenario.wait(A)
+            tx = scenario.transaction(A)
+            assert tx is not None
+            self.assertEqual(dict(scenario.transactions), {A: tx})
+            tx.unblock()
+            scenario.wait(tx)
+            self.assertIsNone(scenario.transaction(A))
+            self.assertEqual(dict(scenario.transactions), {})
+        self.assertEqual(list(scenario.log), [tx])
+        scenario.reset()
+        self.assertEqual(len(scenario.log), 0)
+
+    def test_log_is_emptied_on_entry(self) -> None:
+        scenario = blanket.Scenario(timeout=5, record_unregulated=True)
+        scenario.Event().set()
+        self.assertEqual(len(scenario.log), 1)
+        with scenario:
+            self.assertEqual(len(scenario.log), 0)
+
+    def test_reentry(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        event = scenario.Event()
+        for _ in range(2):
+            with scenario:
+                thread = scenario.thread(event.is_set)
+                tx = scenario.api(event).unblock(event.is_set, thread)[0]
+                scenario.wait(tx)
+            self.assertEqual([t.result for t in scenario.log], [False])
+
+    def test_entering_twice_is_an_error(self) -> None:
+        scenario = blanket.Scenario()
+        with scenario:
+            with self.assertRaises(RuntimeError):
+                scenario.__enter__()
+
+
+class Handles(unittest.TestCase):
+    """api(), raw() and their mappings."""
+
+    def test_api_and_raw(self) -> None:
+        scenario = blanket.Scenario()
+        lock = scenario.Lock()
+        api = scenario.api(lock)
+        self.assertIs(scenario.api(lock), api)
+        self.assertIsInstance(api, blanket.LockAPI)
+        self.assertIs(api.primitive, lock)
+        self.assertIs(scenario.raw(lock), lock._real)
+        self.assertIs(scenario.apis[lock], api)
+        self.assertIs(scenario.raws[lock], lock._real)
+        self.assertEqual(list(scenario.apis), [lock])
+        self.assertEqual(len(scenario.raws), 1)
+
+    def test_foreign_and_non_primitives(self) -> None:
+        scenario, other = blanket.Scenario(), blanket.Scenario()
+        foreign = other.Lock()
+        with unchecked(), self.assertRaises(TypeError):
+            scenario.api(threading.Lock())  # type: ignore[arg-type]
+        with self.assertRaisesRegex(ValueError, "another scenario"):
+            scenario.raw(foreign)
+        with self.assertRaises(KeyError):
+            scenario.apis[foreign]
+
+    def test_primitives_are_not_kept_alive(self) -> None:
+        scenario = blanket.Scenario()
+        lock = scenario.Lock()
+        scenario.api(lock)
+        del lock
+        gc.collect()
+        self.assertEqual(len(scenario.apis), 0)
+
+
+class Exiting(unittest.TestCase):
+    """Exit lets parked calls finish natively and joins within the bound."""
+
+    def test_exit_releases_blocked_stalled_and_paused_calls(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        cond = scenario.Condition()
+        lock = scenario.Lock()
+        woken = threading.Event()
+
+        def waiter() -> None:
+            with cond:
+                woken.set()
+                cond.wait()
+
+        def notifier() -> None:
+            with cond:
+                cond.notify()
+
+        W = scenario.thread(waiter)
+        N = scenario.thread(notifier)
+        P = scenario.thread(lock.acquire)
+        B = scenario.thread(lock.locked)
+        with scenario:
+            api = scenario.api(cond)
+            api.unblock(cond.acquire, W)
+            api.unblock(cond.wait, W)
+            wait_tx = scenario.transaction(W)
+            assert wait_tx is not None
+            scenario.wait(blanket.Waiting(wait_tx))
+            api.unblock(cond.acquire, N)
+            api.unblock(cond.notify, N)
+            api.unblock(cond.release, N)
+            scenario.wait(blanket.Stalled(wait_tx))
+            paused = scenario.api(lock).unblock(lock.acquire, P, pause=True)[0]
+            scenario.wait(blanket.Paused(paused))
+            scenario.wait(B)  # B stays at BLOCKED
+        self.assertEqual(wait_tx.state, State.RETURNED)
+        self.assertIn(State.STALLED, [state for _, state in wait_tx.log])
+        self.assertEqual(paused.state, State.RETURNED)
+        locked = [tx for tx in scenario.log if tx.thread is B]
+        self.assertEqual([tx.result for tx in locked], [True])
+        self.assertFalse(any(t.is_alive() for t in scenario.managed))
+
+    def test_stuck_thread_is_reported_not_waited_for(self) -> None:
+        scenario = blanket.Scenario(timeout=0.2)
+        event = scenario.Event()
+        raw = scenario.raw(event)
+        stuck = scenario.thread(raw.wait)      # never regulated
+        waiting = scenario.thread(event.wait)  # asleep inside the real Event
+        stuck.name, waiting.name = "stuck", "waiting"
+        try:
+            with self.assertRaises(blanket.StallError) as caught:
+                with scenario:
+                    tx = scenario.api(event).unblock(event.wait, waiting)[0]
+                    scenario.wait(blanket.Waiting(tx))
+            report = caught.exception.report
+            self.assertIn("'stuck': running, not inside a blanket call", report)
+            self.assertIn("'waiting': Event.wait WAITING", report)
+            self.assertIn("asleep inside the real primitive", report)
+            self.assertIn("'stuck', 'waiting'", str(caught.exception))
+        finally:
+            raw.set()
+            stuck.join(5)
+            waiting.join(5)
+        self.assertFalse(stuck.is_alive() or waiting.is_alive())
+
+    def test_stuck_thread_noted_on_the_exception_that_left_the_block(self) -> None:
+        scenario = blanket.Scenario(timeout=0.1)
+        raw = scenario.raw(scenario.Event())
+        stuck = scenario.thread(raw.wait)
+        try:
+            with self.assertRaises(ZeroDivisionError) as caught:
+                with scenario:
+                    1 / 0  # noqa: B018
+            self.assertIn("still running", caught.exception.__notes__[0])
+        finally:
+            raw.set()
+            stuck.join(5)
+
+    def test_report_lists_threads(self) -> None:
+        scenario = blanket.Scenario("reported", timeout=5)
+        self.assertEqual(scenario.report(),
+                         "scenario 'reported' (not entered); threads:\n  (none)")
+        lock = scenario.Lock()
+        scenario.api(lock).name = "the lock"
+        A = scenario.thread(lock.acquire)
+        A.name = "A"
+        self.assertIn("'A': not started", scenario.report())
+        with scenario:
+            scenario.wait(A)
+            self.assertIn("'A': Lock.acquire BLOCKED on 'the lock' (parked at the "
+                          "scheduler block", scenario.report())
+        self.assertIn("'A': terminated", scenario.report())
+
+    def test_report_shows_nested_calls_and_unmanaged_threads(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        cond = scenario.Condition()
+        event = scenario.Event()
+        plain = threading.Thread(target=cond.wait_for, args=(event.is_set, 0), name="plain")
+        with scenario:
+            plain.start()
+            outer = scenario.api(cond).unblock(cond.wait_for, plain)[0]
+            scenario.wait(blanket.Nested(outer))  # the predicate's is_set
+            report = scenario.report()
+            scenario.raw(event).set()  # so the predicate holds once let go
+        plain.join(5)
+        self.assertEqual(outer.result, True)
+        self.assertIn("'plain': Event.is_set BLOCKED on Event 1 0X", report)
+        self.assertIn("<- nested in Condition.wait_for COMMIT on Condition 1", report)
+
+
+class SchedulerCalls(unittest.TestCase):
+    """The scheduler may not call regulated primitives; raw handles it may."""
+
+    def test_scheduler_call_raises(self) -> None:
+        scenario = blanket.Scenario()
+        lock = scenario.Lock()
+        with scenario:
+            with self.assertRaisesRegex(blanket.SchedulerError, "Lock.acquire"):
+                lock.acquire()
+            self.assertTrue(scenario.raw(lock).acquire(False))
+        self.assertEqual(len(scenario.log), 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    unittest.main()
