@@ -1,0 +1,27 @@
+"""Every public name of blanket is in the API reference."""
+
+from __future__ import annotations
+
+import re
+import unittest
+from pathlib import Path
+
+import blanket
+
+API_RST = Path(__file__).resolve().parent.parent / "docs" / "api.rst"
+
+
+class ApiReference(unittest.TestCase):
+    """docs/api.rst documents everything ``blanket.__all__`` exports."""
+
+    def test_every_public_name_is_documented(self) -> None:
+        text = API_RST.read_text()
+        documented = set(re.findall(r"^\.\. auto\w+:: (?:blanket\.)?(\w+)", text, re.M))
+        documented |= set(re.findall(r"^\.\. data:: (\w+)", text, re.M))
+        missing = sorted(set(blanket.__all__) - documented)
+        self.assertEqual(missing, [])
+
+    def test_every_public_name_has_a_docstring(self) -> None:
+        undocumented = [name for name in blanket.__all__
+                        if not getattr(blanket, name).__doc__]
+        self.assertEqual(undocumented, [])
