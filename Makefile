@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo docs lint clean
+.PHONY: test demo docs lint matrix stress clean
 
 # Create the virtual environment and install blanket with the [dev] extra;
 # redone whenever the packaging files change.
@@ -36,7 +36,42 @@ lint: $(STAMP)
 	$(BIN)/python -m ruff check blanket tests
 	$(BIN)/python -m mypy
 
+# The interpreter matrix: the pyenv builds of 3.11, 3.12 and 3.13, and
+# CPython 3.13 built with the GIL disabled (built once per machine when absent).
+PYENV_ROOT ?= /root/.pyenv
+FT_PYTHON ?= /opt/py313t/bin/python3.13t
+FT_BUILDER ?= $(abspath ../shared/tools/free-threaded-python)
+MATRIX ?= 3.11 3.12 3.13 3.13t
+
+$(FT_PYTHON):
+	PREFIX=$(patsubst %/bin/python3.13t,%,$(FT_PYTHON)) $(FT_BUILDER)
+
+# The interpreter for version $(1): the free-threaded build or a pyenv one.
+interpreter = $(if $(filter 3.13t,$(1)),$(FT_PYTHON),$(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python$(1)))))
+
+# A virtual environment per interpreter with blanket installed in it.
+.venv-%/.installed: pyproject.toml setup.cfg | $(FT_PYTHON)
+	$(call interpreter,$*) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-$*/bin/python -m pip install --quiet -e .
+	touch $@
+
+# The whole suite under every interpreter of the matrix.
+matrix: $(foreach v,$(MATRIX),.venv-$(v)/.installed)
+	@for v in $(MATRIX); do \
+	  echo "== python $$v"; \
+	  if .venv-$$v/bin/python -m unittest discover -s tests -t . >.venv-$$v/suite.log 2>&1; \
+	  then tail -n 3 .venv-$$v/suite.log; \
+	  else tail -n 60 .venv-$$v/suite.log; echo "python $$v: the suite failed"; exit 1; fi; \
+	done
+
+# The scripted scenarios, 1000 times each on the free-threaded build with
+# the other cores kept busy; fails on the first run whose order differs.
+STRESS_RUNS ?= 1000
+stress: .venv-3.13t/.installed
+	.venv-3.13t/bin/python -m stress --runs $(STRESS_RUNS) --load
+
 # Remove the virtual environment and everything built or measured.
 clean:
-	rm -rf $(VENV) build dist *.egg-info docs/_build htmlcov .coverage .coverage.*
+	rm -rf $(VENV) .venv-* build dist *.egg-info docs/_build htmlcov .coverage .coverage.*
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
