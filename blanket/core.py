@@ -81,6 +81,8 @@ class ScenarioCore:
         self.active: dict[Transaction, None] = {}
         #: The finished transactions.
         self.log = Log()
+        #: The driver that owns each thread being driven.
+        self.drivers: dict[threading.Thread, Any] = {}
         #: The managed threads, in creation order.
         self.managed: dict[threading.Thread, None] = {}
         #: Managed threads whose target has returned or raised.
@@ -227,10 +229,12 @@ class ScenarioCore:
             self.park(tx)
         if spec.timeout_at is not None:
             value = tx._effective_timeout()
-            if isinstance(value, (int, float)) and value is not spec.no_timeout \
+            if isinstance(value, (int, float)) and value != spec.no_timeout \
                     and value >= 0:
                 tx._deadline = time.monotonic() + value
             self.advance(tx, State.COMMIT)
+            if tx._hold_commit and self.regulated:
+                self.park(tx)
         return tx
 
     def close(self, tx: Transaction, outcome: object, end: State) -> None:
@@ -274,17 +278,15 @@ class ScenarioCore:
             parker.sleep(self.lock)
         tx._parked = False
 
-    def waiting(self, tx: Transaction | None) -> None:
+    def waiting(self, tx: Transaction) -> None:
         """*tx* is about to sleep inside the real primitive."""
-        if tx is not None:
-            with self.lock:
-                self.advance(tx, State.WAITING)
+        with self.lock:
+            self.advance(tx, State.WAITING)
 
-    def resumed(self, tx: Transaction | None) -> None:
+    def resumed(self, tx: Transaction) -> None:
         """*tx* is back from sleeping inside the real primitive."""
-        if tx is not None:
-            with self.lock:
-                self.advance(tx, State.RESUMED)
+        with self.lock:
+            self.advance(tx, State.RESUMED)
 
     def stall(self, tx: Transaction) -> None:
         """*tx* has been woken inside the real primitive: park at ``STALLED``
@@ -370,8 +372,12 @@ class ScenarioCore:
             return [thread for thread in self.managed if thread.ident is None]
 
     def unregulate(self) -> None:
-        """Stop regulating and let every parked call go (it finishes natively)."""
+        """Close the drivers, stop regulating, and let every parked call go
+        (it finishes natively)."""
         with self.lock:
+            for driver in list(self.drivers.values()):
+                driver._settle(driver.ACTIVE)
+            self.drivers.clear()
             self.regulated = False
             self.passthrough = not self.recording
             self.scheduler = None
@@ -381,12 +387,11 @@ class ScenarioCore:
             self.changed()
 
     def join(self, threads: Iterable[threading.Thread]) -> list[threading.Thread]:
-        """Join *threads* within the default bound; return those still alive."""
+        """Join *threads* (all started: entering starts them) within the
+        default bound; return those still alive."""
         deadline = time.monotonic() + self.timeout
         stuck = []
         for thread in threads:
-            if thread.ident is None:
-                continue
             thread.join(max(0.0, deadline - time.monotonic()))
             if thread.is_alive():
                 stuck.append(thread)

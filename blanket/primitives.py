@@ -20,6 +20,7 @@ import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .states import State
 from .transaction import CallSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,10 +31,9 @@ if TYPE_CHECKING:  # pragma: no cover
 def _forever_or_positive(timeout: object, forever: object) -> bool:
     """Whether a real call given *timeout* may sleep, and a non-blocking try
     first cannot hide an error the real call would raise for *timeout*."""
-    if timeout is forever:
-        return True
-    return (type(timeout) in (int, float) and forever != timeout
-            and 0 < timeout <= threading.TIMEOUT_MAX)  # type: ignore[operator]
+    if timeout is None or type(timeout) not in (int, float):
+        return timeout is forever
+    return timeout == forever or 0 < timeout <= threading.TIMEOUT_MAX  # type: ignore[operator]
 
 
 def _sleep_in(core: ScenarioCore, tx: Transaction, call: Callable[..., Any],
@@ -194,20 +194,24 @@ class RLock(_LockBase):
         self._adopt(threading.RLock())
 
 
-class _ConditionLock:
-    """The lock under a blanket ``Condition``'s real ``threading.Condition``.
+class _WaitLock:
+    """The lock under the real ``threading.Condition`` a blanket ``Condition``
+    (or the one inside a blanket ``Barrier``) waits on.
 
-    It is the user's lock, except for the two calls the real ``wait`` makes
-    around its sleep: ``_release_save`` (the waiter is registered, so the
-    transaction is now ``WAITING``) and ``_acquire_restore`` (woken: the
-    transaction parks at ``STALLED``, then takes the lock back in a nested
-    transaction). Everything else reaches the user's lock.
+    It is the given lock, except for the two calls the real ``wait`` makes
+    around its sleep. ``_release_save``: the lock is given up and the waiter
+    registered, so the waiting transaction is now ``WAITING`` -- reported
+    only after the release, so that whatever the scheduler lets go on seeing
+    ``WAITING`` finds the lock free. ``_acquire_restore``: woken; a
+    ``Condition.wait`` parks at ``STALLED``, then takes the lock back in a
+    nested transaction; a ``Barrier.wait`` just goes on ``RESUMED``.
+    Everything else reaches the given lock.
     """
 
-    __slots__ = ("_condition", "_lock", "acquire", "release")
+    __slots__ = ("_owner", "_lock", "acquire", "release")
 
-    def __init__(self, condition: Condition, lock: Any) -> None:
-        self._condition = condition
+    def __init__(self, owner: Condition | Barrier, lock: Any) -> None:
+        self._owner = owner
         self._lock = lock
         self.acquire = lock.acquire
         self.release = lock.release
@@ -215,7 +219,7 @@ class _ConditionLock:
     def __getattr__(self, name: str) -> Any:
         # threading.Condition takes _is_owned and _at_fork_reinit from the
         # lock when it has them, and falls back to its own when it has not.
-        if name.startswith("__") or name in _ConditionLock.__slots__:
+        if name.startswith("__") or name in _WaitLock.__slots__:
             raise AttributeError(name)
         return getattr(self._lock, name)
 
@@ -226,29 +230,41 @@ class _ConditionLock:
         return self._lock.__exit__(*exc_info)
 
     def __repr__(self) -> str:
-        return repr(self._condition._user_lock)
+        owner = self._owner
+        return repr(owner._user_lock) if isinstance(owner, Condition) else repr(self._lock)
+
+    def _waiting_call(self) -> Transaction | None:
+        """The calling thread's regulated ``wait`` on the owner, if any."""
+        return self._owner._core.current(self._owner, "wait")
 
     def _release_save(self) -> Any:
-        core = self._condition._core
-        tx = core.current(self._condition, "wait")
-        if tx is not None:
-            core.waiting(tx)
         release_save = getattr(self._lock, "_release_save", None)
         if release_save is not None:
-            return release_save()
-        self._lock.release()
-        return None
+            saved = release_save()
+        else:
+            self._lock.release()
+            saved = None
+        tx = self._waiting_call()
+        # A barrier may wait twice in one call (draining, then its turn);
+        # a transaction only moves forward, so only the first sleep shows.
+        if tx is not None and tx.state < State.WAITING:
+            self._owner._core.waiting(tx)
+        return saved
 
     def _acquire_restore(self, saved: Any) -> None:
-        core = self._condition._core
-        tx = core.current(self._condition, "wait")
+        owner = self._owner
+        core = owner._core
+        tx = self._waiting_call()
         take_back = functools.partial(self._take_back, saved)
-        if tx is None:
+        if tx is None or tx.state is not State.WAITING:
             take_back()
-            return
-        core.stall(tx)
-        core.run(self._condition, Condition._specs["reacquire"], (), take_back,
-                 self._reacquire, park=False)
+        elif isinstance(owner, Condition):
+            core.stall(tx)
+            core.run(owner, Condition._specs["reacquire"], (), take_back,
+                     self._reacquire, park=False)
+        else:
+            core.resumed(tx)
+            take_back()
 
     def _take_back(self, saved: Any) -> bool:
         """Re-acquire the lock as ``threading.Condition`` would."""
@@ -295,7 +311,7 @@ class Condition(_LockBase):
             lock = threading.RLock()
         self._user_lock = lock
         real_lock = lock._real if isinstance(lock, Primitive) else lock
-        self._adopt(threading.Condition(_ConditionLock(self, real_lock)))  # type: ignore[arg-type]
+        self._adopt(threading.Condition(_WaitLock(self, real_lock)))  # type: ignore[arg-type]
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until notified or *timeout* passes, as ``Condition.wait``."""
@@ -326,6 +342,12 @@ class Condition(_LockBase):
         if self._core.passthrough:
             return self._real.notify_all()  # type: ignore[no-any-return]
         return self._run(self._specs["notify_all"], (), self._real.notify_all)  # type: ignore[no-any-return]
+
+    def notifyAll(self) -> None:  # noqa: N802 - threading's deprecated name
+        """Deprecated alias of :meth:`notify_all`, as in ``threading``."""
+        if self._core.passthrough:
+            return self._real.notifyAll()  # type: ignore[no-any-return]
+        return self._run(self._specs["notify_all"], (), self._real.notifyAll)  # type: ignore[no-any-return]
 
     def _status(self) -> str:
         return f"waiters={len(self._real._waiters)}"
@@ -390,6 +412,12 @@ class Event(Primitive):
             return self._real.is_set()  # type: ignore[no-any-return]
         return self._run(self._specs["is_set"], (), self._real.is_set)  # type: ignore[no-any-return]
 
+    def isSet(self) -> bool:  # noqa: N802 - threading's deprecated name
+        """Deprecated alias of :meth:`is_set`, as in ``threading``."""
+        if self._core.passthrough:
+            return self._real.isSet()  # type: ignore[no-any-return]
+        return self._run(self._specs["is_set"], (), self._real.isSet)  # type: ignore[no-any-return]
+
     def set(self) -> None:
         """Set the flag, as ``Event.set`` does."""
         if self._core.passthrough:
@@ -430,13 +458,20 @@ class Barrier(Primitive):
 
     __slots__ = ("_action",)
     _kind = "Barrier"
-    _specs = _specs("Barrier", wait=_WAIT, reset=(), abort=())
+    # A barrier's wait returns an index (0 is no failure) and raises when
+    # it times out, so its result says nothing of success.
+    _specs = _specs("Barrier", wait=_WAIT[:4], reset=(), abort=())
 
     def __init__(self, parties: int, action: Callable[[], Any] | None = None,
                  timeout: float | None = None) -> None:
         self._action = action
-        self._adopt(threading.Barrier(parties, None if action is None else self._run_action,
-                                      timeout))
+        real = threading.Barrier(parties, None if action is None else self._run_action,
+                                 timeout)
+        # The barrier sleeps in its own condition; waiting on it through a
+        # _WaitLock reports WAITING once this party is counted, and not for
+        # the party that opens the barrier (it never sleeps).
+        real._cond = threading.Condition(_WaitLock(self, threading.Lock()))  # type: ignore[attr-defined]
+        self._adopt(real)
 
     def _run_action(self) -> None:
         tx = self._core.current(self, "wait")
@@ -450,16 +485,7 @@ class Barrier(Primitive):
         """Wait for the other parties, as ``Barrier.wait`` does."""
         if self._core.passthrough:
             return self._real.wait(timeout)  # type: ignore[no-any-return]
-        return self._run(self._specs["wait"], (timeout,), self._real.wait,  # type: ignore[no-any-return]
-                         self._wait_attempt)
-
-    def _wait_attempt(self, core: ScenarioCore, tx: Transaction | None,
-                      call: Callable[..., Any], timeout: Any) -> Any:
-        real = self._real
-        # The last party to arrive does not sleep: it opens the barrier.
-        if tx is not None and real.n_waiting < real.parties - 1:
-            return _sleep_in(core, tx, call, timeout)
-        return call(timeout)
+        return self._run(self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
 
     def reset(self) -> None:
         """Reset the barrier, as ``Barrier.reset`` does."""

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _WHY = {
     State.BLOCKED: "parked at the scheduler block: unblock() lets it go",
+    State.COMMIT: "held at COMMIT by a driver: unblock() lets it go",
     State.STALLED: "parked at the scheduler stall: unstall() lets it go",
     State.PAUSED: "parked at the scheduler pause: unpause() lets it go",
     State.WAITING: "asleep inside the real primitive: only the primitive wakes it",

@@ -8,7 +8,7 @@ import types
 from collections.abc import Callable, Iterator, Mapping, Set
 from typing import Any
 
-from . import primitives
+from . import driving, primitives
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
 from .errors import StallError
@@ -249,6 +249,55 @@ class Scenario:
                                     or not isinstance(timeout, (int, float))):
             raise TypeError(f"timeout is a number of seconds or None, not {timeout!r}")
         return self._core.wait([(item, to_token(item)) for item in items], timeout)
+
+    # -- the middle level ---------------------------------------------------------
+
+    def Driver(self, thread: threading.Thread) -> driving.Driver:  # noqa: N802
+        """A :class:`~blanket.Driver` for *thread* (lazy: nothing happens
+        until it is driven)."""
+        return driving.Driver(self._core, thread)
+
+    def Chain(self, *drivers: driving.Driver) -> driving.Chain:  # noqa: N802
+        """A :class:`~blanket.Chain` of *drivers*, driven one after another."""
+        return driving.Chain(*drivers)
+
+    def Dispatch(self) -> driving.Dispatch:  # noqa: N802
+        """An empty :class:`~blanket.Dispatch`, driving drivers side by side."""
+        return driving.Dispatch(self._core)
+
+    def park(self, *args: Any, wait: bool = False) -> dict[threading.Thread, Transaction]:
+        """Wait until each thread is parked at the scheduler block of its method.
+
+        Arguments come in pairs: ``park(A, lock.acquire, B, lock.release)``;
+        each thread at most once. Returns each thread's transaction. A thread
+        parked on another method raises :class:`ThreadOrderingError`. With
+        *wait*, the calls are then let go and driven to their ends, side by
+        side.
+        """
+        return driving.park(self._core, args, wait)
+
+    def skip(self, *args: Any, wait: bool = False) -> dict[threading.Thread, Transaction]:
+        """Let each thread make the named calls, in order.
+
+        Arguments: a thread, then its methods, then the next thread...:
+        ``skip(A, lock.acquire, lock.release, B, lock.acquire)``. Every call
+        but each thread's last is driven to its end; the last is let go from
+        its scheduler block, and with *wait* driven to its end too (all
+        threads' last calls side by side). Returns each thread's last
+        transaction.
+        """
+        return driving.skip(self._core, args, wait)
+
+    def finish(self, *threads: threading.Thread) -> None:
+        """Let every call of each thread go until the thread terminates.
+
+        The threads are driven side by side; a thread asleep in a real wait
+        nobody ends stalls the scenario (within its bound).
+        """
+        for thread in threads:
+            if not isinstance(thread, threading.Thread):
+                raise TypeError(f"finish takes threads, not {thread!r}")
+        driving.finish(self._core, threads)
 
     # -- entering and exiting ---------------------------------------------------
 

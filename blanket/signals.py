@@ -14,7 +14,7 @@ import types
 
 from .core import ScenarioCore
 from .primitives import Primitive
-from .states import SCHEDULER_PARKS, State
+from .states import State
 from .transaction import Transaction
 
 
@@ -171,12 +171,16 @@ class Reached(Signaled):
 class TransactionState(Signaled):
     """Signals while *transaction* is exactly in *state*.
 
-    The subclasses (:class:`Blocked`, :class:`Commit`, ...) fix the state.
+    The subclasses (:class:`Blocked`, :class:`Commit`, ...) fix the state
+    and take the transaction alone.
     """
 
     __slots__ = ()
+    #: The state a subclass signals for (``None`` on this class: given).
+    fixed: State | None = None
 
-    def __init__(self, transaction: Transaction, state: State) -> None:
+    def __init__(self, transaction: Transaction, state: State | None = None) -> None:
+        state = self.fixed if state is None else state
         if not isinstance(state, State):
             raise TypeError(f"{type(self).__name__} needs a State, not {state!r}")
         super().__init__(_transaction(transaction, type(self).__name__), state)
@@ -186,29 +190,80 @@ class TransactionState(Signaled):
         return tx.state is state  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._args[0]!r})"
+        tx, state = self._args
+        if self.fixed is None:
+            return f"{type(self).__name__}({tx!r}, {state!r})"
+        return f"{type(self).__name__}({tx!r})"
 
 
-def _state_token(state: State) -> type[TransactionState]:
-    def __init__(self: TransactionState, transaction: Transaction) -> None:
-        TransactionState.__init__(self, transaction, state)
+class Blocked(TransactionState):
+    """Signals while the transaction is ``BLOCKED`` (at the scheduler block)."""
 
-    name = state.name.capitalize()
-    return type(name, (TransactionState,), {
-        "__slots__": (), "__init__": __init__, "__module__": __name__,
-        "__doc__": f"Signals while the transaction is in ``{state.name}``."})
+    __slots__ = ()
+    fixed = State.BLOCKED
 
 
-Blocked = _state_token(State.BLOCKED)
-Commit = _state_token(State.COMMIT)
-Waiting = _state_token(State.WAITING)
-Stalled = _state_token(State.STALLED)
-Resumed = _state_token(State.RESUMED)
-Committed = _state_token(State.COMMITTED)
-Paused = _state_token(State.PAUSED)
-Exiting = _state_token(State.EXITING)
-Returned = _state_token(State.RETURNED)
-Raised = _state_token(State.RAISED)
+class Commit(TransactionState):
+    """Signals while the transaction is in ``COMMIT``."""
+
+    __slots__ = ()
+    fixed = State.COMMIT
+
+
+class Waiting(TransactionState):
+    """Signals while the transaction is ``WAITING`` inside the real primitive."""
+
+    __slots__ = ()
+    fixed = State.WAITING
+
+
+class Stalled(TransactionState):
+    """Signals while the transaction is ``STALLED`` (at the scheduler stall)."""
+
+    __slots__ = ()
+    fixed = State.STALLED
+
+
+class Resumed(TransactionState):
+    """Signals while the transaction is ``RESUMED``."""
+
+    __slots__ = ()
+    fixed = State.RESUMED
+
+
+class Committed(TransactionState):
+    """Signals while the transaction is ``COMMITTED``."""
+
+    __slots__ = ()
+    fixed = State.COMMITTED
+
+
+class Paused(TransactionState):
+    """Signals while the transaction is ``PAUSED`` (at the scheduler pause)."""
+
+    __slots__ = ()
+    fixed = State.PAUSED
+
+
+class Exiting(TransactionState):
+    """Signals while the transaction is ``EXITING``."""
+
+    __slots__ = ()
+    fixed = State.EXITING
+
+
+class Returned(TransactionState):
+    """Signals once the transaction has ``RETURNED``."""
+
+    __slots__ = ()
+    fixed = State.RETURNED
+
+
+class Raised(TransactionState):
+    """Signals once the transaction has ``RAISED``."""
+
+    __slots__ = ()
+    fixed = State.RAISED
 
 
 # -- the plain items wait() accepts, as tokens ------------------------------------
@@ -251,8 +306,9 @@ class _Entered(Signaled):
 
 
 class Parked(Signaled):
-    """Signals once *thread*'s current call is at a scheduler park
-    (``BLOCKED``, ``STALLED`` or ``PAUSED``), or *thread* has terminated.
+    """Signals once *thread*'s current call is parked for the scheduler
+    (``BLOCKED``, ``STALLED``, ``PAUSED``, or ``COMMIT`` where a driver
+    stopped it), or *thread* has terminated.
 
     This is what the drivers and the API objects wait for before they act on
     a thread.
@@ -268,7 +324,7 @@ class Parked(Signaled):
         chain = core.chain(thread)
         if chain:
             top = chain[-1]
-            return top._parked and top.state in SCHEDULER_PARKS
+            return top._parked
         return core.terminated(thread)
 
 
@@ -282,11 +338,11 @@ def to_token(item: object) -> Signaled:
         return _Done(item)
     if isinstance(item, types.MethodType) and isinstance(item.__self__, Primitive):
         return _Inside(item)
-    core = getattr(item, "_core", None)
+    core = None if isinstance(item, Primitive) else getattr(item, "_core", None)
     if isinstance(core, ScenarioCore):
         return _Entered(core)
     raise TypeError(f"scenario.wait cannot wait for {item!r}: expected a thread, a "
-                    "transaction, a method of a blanket primitive, a scenario or a "
-                    "signal token")
+                    "transaction, a method of a blanket primitive (not the primitive "
+                    "itself), a scenario or a signal token")
 
 

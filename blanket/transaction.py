@@ -90,7 +90,7 @@ class Transaction:
     """
 
     __slots__ = ("_core", "thread", "primitive", "spec", "args", "parent", "depth",
-                 "_state", "_history", "_result", "_parked", "_pause", "_holds",
+                 "_state", "_history", "_result", "_parked", "_pause", "_holds", "_hold_commit",
                  "_timeout_mode", "_deadline", "_children", "_pushed", "_parker",
                  "__weakref__")
 
@@ -116,6 +116,7 @@ class Transaction:
         self._parked = False
         self._pause = False
         self._holds = 0
+        self._hold_commit = False
         self._timeout_mode = _USER
         self._deadline: float | None = None
         self._children = 0
@@ -196,7 +197,7 @@ class Transaction:
         if spec.timeout_at is None:
             return None
         value = self._effective_timeout()
-        if value is spec.no_timeout or value is None:
+        if value is None or value == spec.no_timeout:
             return None
         end = self.end_time
         timed_out = (end is not None and self._deadline is not None
@@ -247,9 +248,11 @@ class Transaction:
     # -- letting it go ------------------------------------------------------
 
     def unblock(self) -> None:
-        """Let the call go from the scheduler block (``BLOCKED``)."""
+        """Let the call go from the scheduler block (``BLOCKED``), or from
+        ``COMMIT`` where a driver's ``commit()`` stopped it."""
         with self._core.lock:
-            self._check(self._state is State.BLOCKED and self._parked, "unblock")
+            self._check(self._state in (State.BLOCKED, State.COMMIT) and self._parked,
+                        "unblock")
             self._core.release_park(self)
 
     def unstall(self) -> None:
@@ -290,7 +293,7 @@ class Transaction:
 
     # -- the barrier action ---------------------------------------------------
 
-    def push(self) -> Callable[[], None]:
+    def push(self) -> _Pop:
         """Take this transaction off its thread's chain until the result is called.
 
         While pushed, calls the thread makes start fresh chains (their
