@@ -99,7 +99,11 @@ class Primitive:
     def __repr__(self) -> str:
         if self._name is not None:
             return f"<blanket.{self._kind} {self._name!r} {self._status()}>"
-        return repr(self._real).replace(f"0x{id(self._real):x}", f"0X{id(self):X}")
+        return repr(self._real).replace(f"0x{self._shown_id():x}", f"0X{id(self):X}")
+
+    def _shown_id(self) -> int:
+        """The id the real ``repr`` prints, which the masquerade replaces."""
+        return id(self._real)
 
     def _status(self) -> str:
         """A few words on the primitive's state, for the named ``repr``."""
@@ -342,6 +346,10 @@ class Condition(_LockBase):
         if self._core.passthrough:
             return self._real.notify_all()  # type: ignore[no-any-return]
         return self._run(self._specs["notify_all"], (), self._real.notify_all)  # type: ignore[no-any-return]
+
+    def _shown_id(self) -> int:
+        # A real Condition prints its lock, with the lock's id.
+        return id(self._real._lock._lock)
 
     def notifyAll(self) -> None:  # noqa: N802 - threading's deprecated name
         """Deprecated alias of :meth:`notify_all`, as in ``threading``."""
