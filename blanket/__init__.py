@@ -7,6 +7,7 @@ which their calls on those primitives go through.
 
 from .api import (BarrierAPI, BoundedSemaphoreAPI, ConditionAPI, EventAPI, LockAPI,
                   PrimitiveAPI, RLockAPI, SemaphoreAPI)
+from .cycle import Cycle
 from .driving import Chain, Dispatch, Driver
 from .errors import CompetingDriversError, SchedulerError, StallError, ThreadOrderingError
 from .scenario import ManagedThread, Scenario
@@ -23,7 +24,7 @@ __version__ = "2.0.0.dev0"
 
 __all__ = [
     "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain", "Commit",
-    "Committed", "CompetingDriversError", "ConditionAPI", "Dispatch", "Driver", "EventAPI", "Exiting", "LockAPI",
+    "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch", "Driver", "EventAPI", "Exiting", "LockAPI",
     "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI", "RLockAPI",
     "Raised", "Reached", "Resumed", "Returned", "Scenario", "SchedulerError",
     "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Terminated",

@@ -11,39 +11,14 @@ from __future__ import annotations
 
 import threading
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .core import ScenarioCore
-from .errors import ThreadOrderingError
+from .cycle import Cycle, let_go
+from .driving import expect
 from .primitives import Primitive
-from .signals import Parked
 from .states import State
 from .transaction import Transaction
-
-
-def expect(core: ScenarioCore, thread: object, primitive: Primitive, name: str,
-           state: State) -> Transaction:
-    """Wait until *thread* is parked, and return its call if that is a *name*
-    call on *primitive* in *state*; ``ThreadOrderingError`` otherwise."""
-    if not isinstance(thread, threading.Thread):
-        raise TypeError(f"expected a thread, not {thread!r}")
-    core.wait([(thread, Parked(thread))], None)
-    wanted = f"{primitive._kind}.{name}"
-    with core.lock:
-        chain = core.chain(thread)
-        if not chain:
-            raise ThreadOrderingError(
-                f"thread {thread.name!r} terminated; it was expected to call {wanted} "
-                f"on {core.label(primitive)}")
-        tx = chain[-1]
-        if tx.primitive is not primitive or tx.spec.name != name or tx.state is not state:
-            raise ThreadOrderingError(
-                f"thread {thread.name!r} was expected to be in {wanted} on "
-                f"{core.label(primitive)} at {state.name}, but it is in "
-                f"{tx.spec.kind}.{tx.spec.name} on {core.label(tx.primitive)} at "
-                f"{tx.state.name}")
-        return tx
 
 
 class PrimitiveAPI:
@@ -138,19 +113,105 @@ class PrimitiveAPI:
         return f"<blanket {type(self).__name__} for {self._primitive._core.label(self._primitive)}>"
 
 
-class LockAPI(PrimitiveAPI):
+def _threads(threads: tuple[object, ...], who: str) -> tuple[threading.Thread, ...]:
+    for thread in threads:
+        if not isinstance(thread, threading.Thread):
+            raise TypeError(f"{who} takes threads, not {thread!r}")
+    return threads  # type: ignore[return-value]
+
+
+class _LockHelpers(PrimitiveAPI):
+    """``assign`` and ``relay``, for ``Lock`` and ``RLock``."""
+
+    __slots__ = ()
+
+    def assign(self, thread: threading.Thread, acquirer: threading.Thread | None = None, *,
+               pause: bool = False) -> Transaction:
+        """Give the lock to a thread; return the acquiring transaction.
+
+        ``assign(A)``: A's acquire (the lock must be free) goes through.
+        ``assign(A, B)``: A's release goes through, then B's acquire. With
+        *pause* the acquire stops at ``PAUSED`` after taking the lock.
+        """
+        core, primitive = self._primitive._core, self._primitive
+        _threads((thread,) if acquirer is None else (thread, acquirer), "assign")
+        if acquirer is None:
+            if self._held():
+                raise ValueError(f"{core.label(primitive)} is held; name its holder "
+                                 f"first: assign(holder, {thread.name!r})")
+        else:
+            let_go(core, expect(core, thread, primitive, "release", State.BLOCKED))
+            thread = acquirer
+        tx = expect(core, thread, primitive, "acquire", State.BLOCKED)
+        let_go(core, tx, pause)
+        return tx
+
+    def _held(self) -> bool:
+        raw = self._primitive._real
+        if raw.acquire(False):
+            raw.release()
+            return False
+        return True
+
+    def relay(self, initial: threading.Thread, *acquirers: threading.Thread,
+              pause: bool = False) -> Iterator[threading.Thread]:
+        """Pass the lock from thread to thread; yield each once it holds it.
+
+        *initial* is either at its acquire (of the free lock) or, holding
+        the lock, at its release; each acquirer in turn takes the lock once
+        the previous holder released it. The last acquirer keeps it. With
+        *pause* each acquire stops at ``PAUSED``, and is let go when its
+        thread's turn to release comes.
+        """
+        _threads((initial, *acquirers), "relay")
+        return self._relay(initial, acquirers, pause)
+
+    def _relay(self, holder: threading.Thread, acquirers: tuple[threading.Thread, ...],
+               pause: bool) -> Iterator[threading.Thread]:
+        core, primitive = self._primitive._core, self._primitive
+        held = expect(core, holder, primitive, ("acquire", "release"), State.BLOCKED)
+        if held.spec.name == "acquire":
+            let_go(core, held, pause)
+            yield holder
+        for thread in acquirers:
+            if held.pause:
+                held.unpause()
+            let_go(core, expect(core, holder, primitive, "release", State.BLOCKED))
+            held = expect(core, thread, primitive, "acquire", State.BLOCKED)
+            let_go(core, held, pause)
+            holder = thread
+            yield thread
+
+
+class LockAPI(_LockHelpers):
     """The API object of a ``Lock``."""
 
     __slots__ = ()
 
 
-class RLockAPI(PrimitiveAPI):
+class RLockAPI(_LockHelpers):
     """The API object of an ``RLock``."""
 
     __slots__ = ()
 
 
-class ConditionAPI(PrimitiveAPI):
+class _CycleHelper(PrimitiveAPI):
+    """``cycle``, for ``Condition``, ``Event`` and ``Barrier``."""
+
+    __slots__ = ()
+
+    def cycle(self, *threads: threading.Thread) -> Cycle:
+        """Run one wait / open cycle: every thread but the last waits, the
+        last opens (notifies, sets, or arrives last at the barrier); the
+        woken threads are held until the returned :class:`Cycle` wakes them.
+        """
+        _threads(threads, "cycle")
+        if len(threads) < 2:
+            raise ValueError("a cycle needs at least one waiter and the opener")
+        return Cycle(self._primitive._core, self._primitive, threads)
+
+
+class ConditionAPI(_CycleHelper):
     """The API object of a ``Condition``."""
 
     __slots__ = ()
@@ -161,6 +222,35 @@ class SemaphoreAPI(PrimitiveAPI):
 
     __slots__ = ()
 
+    def allocate(self, *threads: threading.Thread, pause: bool = False
+                 ) -> Iterator[threading.Thread]:
+        """Let each thread's next acquire or release go, in order; yield each
+        thread once its call is done.
+
+        A thread may be named more than once (it acquires, then later
+        releases). With *pause* each acquire stops at ``PAUSED``, and is let
+        go when the thread is named again.
+        """
+        _threads(threads, "allocate")
+        if not threads:
+            raise TypeError("allocate needs at least one thread")
+        return self._allocate(threads, pause)
+
+    def _allocate(self, threads: tuple[threading.Thread, ...], pause: bool
+                  ) -> Iterator[threading.Thread]:
+        core, primitive = self._primitive._core, self._primitive
+        paused: dict[threading.Thread, Transaction] = {}
+        for thread in threads:
+            earlier = paused.pop(thread, None)
+            if earlier is not None and earlier.pause:
+                earlier.unpause()
+            tx = expect(core, thread, primitive, ("acquire", "release"), State.BLOCKED)
+            acquire = tx.spec.name == "acquire"
+            let_go(core, tx, pause and acquire)
+            if pause and acquire:
+                paused[thread] = tx
+            yield thread
+
 
 class BoundedSemaphoreAPI(SemaphoreAPI):
     """The API object of a ``BoundedSemaphore``."""
@@ -168,7 +258,7 @@ class BoundedSemaphoreAPI(SemaphoreAPI):
     __slots__ = ()
 
 
-class EventAPI(PrimitiveAPI):
+class EventAPI(_CycleHelper):
     """The API object of an ``Event``."""
 
     __slots__ = ()
@@ -178,6 +268,29 @@ class BarrierAPI(PrimitiveAPI):
     """The API object of a ``Barrier``."""
 
     __slots__ = ()
+
+    def cycle(self, *threads: threading.Thread,
+              scheduler: Callable[[], Any] | None = None) -> Cycle:
+        """Run one cycle of the barrier: all its parties, the last to arrive
+        named last; they are held after the barrier opens until the returned
+        :class:`Cycle` wakes them.
+
+        *scheduler*, for a barrier with an action, is called while the
+        action runs (before anyone leaves the barrier) to drive the calls
+        the action makes.
+        """
+        _threads(threads, "cycle")
+        barrier = self._primitive
+        if len(threads) != barrier._real.parties:
+            raise ValueError(f"a cycle of {self._primitive._core.label(barrier)} names "
+                             f"its {barrier._real.parties} parties, not {len(threads)}")
+        if scheduler is not None:
+            if not callable(scheduler):
+                raise TypeError(f"scheduler must be callable, not {scheduler!r}")
+            if barrier._action is None:  # type: ignore[attr-defined]
+                raise ValueError(f"{self._primitive._core.label(barrier)} has no action "
+                                 "for a scheduler to drive")
+        return Cycle(barrier._core, barrier, threads, scheduler)
 
 
 #: The API class of each primitive kind.

@@ -20,7 +20,6 @@ import types
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from .api import expect
 from .errors import CompetingDriversError, ThreadOrderingError
 from .primitives import Primitive
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
@@ -444,6 +443,38 @@ class Dispatch:
 
     def __repr__(self) -> str:
         return f"<blanket Dispatch of {len(self._items)}>"
+
+
+def expect(core: ScenarioCore, thread: object, primitive: Primitive,
+           name: str | tuple[str, ...], state: State) -> Transaction:
+    """Wait until *thread* is parked, and return its call if that is a call
+    of *name* (or of one of several names) on *primitive* in *state*;
+    ``ThreadOrderingError`` otherwise."""
+    if not isinstance(thread, threading.Thread):
+        raise TypeError(f"expected a thread, not {thread!r}")
+    names = (name,) if isinstance(name, str) else name
+    core.wait([(thread, Parked(thread))], None)
+    wanted = " or ".join(f"{primitive._kind}.{each}" for each in names)
+    with core.lock:
+        chain = core.chain(thread)
+        if not chain:
+            raise ThreadOrderingError(
+                f"thread {thread.name!r} terminated; it was expected to call {wanted} "
+                f"on {core.label(primitive)}")
+        tx = chain[-1]
+        if tx.primitive is not primitive or tx.spec.name not in names or tx.state is not state:
+            raise ThreadOrderingError(
+                f"thread {thread.name!r} was expected to be in {wanted} on "
+                f"{core.label(primitive)} at {state.name}, but it is in "
+                f"{tx.spec.kind}.{tx.spec.name} on {core.label(tx.primitive)} at "
+                f"{tx.state.name}")
+        return tx
+
+
+def settle(core: ScenarioCore, thread: threading.Thread) -> None:
+    """Wait until *thread* has gone as far as it can without the scheduler:
+    its next call is parked, or it terminated."""
+    core.wait([(thread, Parked(thread))], None)
 
 
 # -- park, skip and finish ---------------------------------------------------------

@@ -7,6 +7,7 @@ the log as ``(thread, method)`` pairs.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import blanket
@@ -56,6 +57,112 @@ def api_unblock_loop() -> list[str]:
     return out
 
 
+def driver_loop() -> list[str]:
+    """The article's Driver example."""
+    scenario, _, out, (A, B, C) = _three_workers()
+    with scenario:
+        for thread in (B, A, C):
+            d = scenario.Driver(thread)
+            d()
+            d.skip()
+            d()
+            d.finish()
+            d()
+    return out + _log(scenario)
+
+
+def scenario_skip_loop() -> list[str]:
+    """The article's scenario.skip example."""
+    scenario, lock, out, (A, B, C) = _three_workers()
+    with scenario:
+        for thread in (B, A, C):
+            scenario.skip(thread, lock.acquire, lock.release)
+    return out
+
+
+def relay_loop() -> list[str]:
+    """The article's last example: lock_api.relay."""
+    scenario, lock, out, (A, B, C) = _three_workers()
+    lock_api = scenario.api(lock)
+    with scenario:
+        for _ in lock_api.relay(B, A, C):
+            pass
+    return out
+
+
+def quickstart() -> list[str]:
+    """blanket 1.0's quickstart: relay a lock, then cycle a barrier."""
+    scenario = blanket.Scenario()
+    lock = scenario.Lock()
+    barrier = scenario.Barrier(3)
+    out: list[str] = []
+
+    def worker(name: str) -> None:
+        with lock:
+            out.append(f"worker {name} got the lock")
+        barrier.wait()
+        out.append(f"worker {name} is past the barrier")
+
+    A, B, C = (threading.Thread(target=worker, args=(name,)) for name in "ABC")
+    lock_api = scenario.api(lock)
+    barrier_api = scenario.api(barrier)
+    with scenario:
+        for thread in (C, A, B):
+            thread.start()
+        list(lock_api.relay(B, A, C))
+        lock_api.unblock(lock.release, C)
+        with barrier_api.cycle(C, A, B):
+            pass
+    for thread in (A, B, C):
+        thread.join()
+    return out
+
+
+def condition_handoff() -> list[str]:
+    """Two consumers wait on a condition; a producer notifies both; they
+    take the item in the scripted order."""
+    scenario = blanket.Scenario()
+    cond = scenario.Condition()
+    items: list[int] = []
+    out: list[str] = []
+
+    def consumer(name: str) -> None:
+        with cond:
+            while not items:
+                cond.wait()
+            out.append(f"{name} took {items.pop()}")
+
+    def producer() -> None:
+        with cond:
+            items.extend([1, 2])
+            cond.notify_all()
+
+    A = scenario.thread(consumer, "A")
+    B = scenario.thread(consumer, "B")
+    P = scenario.thread(producer)
+    with scenario:
+        with scenario.api(cond).cycle(B, A, P):
+            pass
+    return out
+
+
+def semaphore_pool() -> list[str]:
+    """Three workers share a pool of two slots; the script picks who waits."""
+    scenario = blanket.Scenario()
+    slots = scenario.Semaphore(2)
+    out: list[str] = []
+
+    def worker(name: str) -> None:
+        with slots:
+            out.append(name)
+
+    A, B, C = (scenario.thread(worker, name) for name in "ABC")
+    with scenario:
+        for _ in scenario.api(slots).allocate(C, A, C, B, A, B):
+            pass
+    return out
+
+
 _BAC = [f"worker {name} got the lock" for name in "BAC"]
 
 #: name -> (scenario, the order every run must give)
@@ -63,4 +170,11 @@ SCENARIOS: dict[str, tuple[Callable[[], list[str]], list[str]]] = {
     "low_level_wait_loop": (low_level_wait_loop, _BAC + [
         f"{name}:Lock.{method}" for name in "BAC" for method in ("acquire", "release")]),
     "api_unblock_loop": (api_unblock_loop, _BAC),
+    "driver_loop": (driver_loop, _BAC + [
+        f"{name}:Lock.{method}" for name in "BAC" for method in ("acquire", "release")]),
+    "scenario_skip_loop": (scenario_skip_loop, _BAC),
+    "relay_loop": (relay_loop, _BAC),
+    "quickstart": (quickstart, _BAC + [f"worker {name} is past the barrier" for name in "CAB"]),
+    "condition_handoff": (condition_handoff, ["B took 2", "A took 1"]),
+    "semaphore_pool": (semaphore_pool, ["C", "A", "B"]),
 }

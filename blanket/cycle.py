@@ -1,0 +1,234 @@
+"""``api.cycle(...)``: one wait / open cycle of a Condition, Event or Barrier.
+
+The waiters (every thread but the last) are let go into their waits; the last
+thread, the *opener*, notifies, sets, or arrives last at the barrier. The
+woken waiters are then held -- at ``PAUSED`` (Event, Barrier) or at the
+scheduler stall (Condition) -- until the cycle wakes them, one at a time, in
+the order the user chooses (by default the order they were named in).
+Waking a thread lets it run until it next needs the scheduler (its next call
+parks, or it ends), so what it does after the wait happens in that order too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from .driving import expect, run_to_end, settle
+from .signals import Action, Reached
+from .states import State
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core import ScenarioCore
+    from .primitives import Primitive
+    from .transaction import Transaction
+
+
+def let_go(core: ScenarioCore, tx: Transaction, pause: bool = False) -> None:
+    """Unblock *tx*; then, with *pause*, wait until it is ``PAUSED`` after
+    the real call; else drive it to its end and let its thread run until it
+    next needs the scheduler, so that what it does next happens now."""
+    if pause:
+        tx.pause = True
+    tx.unblock()
+    if pause:
+        core.wait([(tx, Reached(tx, State.PAUSED))], None)
+    else:
+        run_to_end(core, [tx])
+        settle(core, tx.thread)
+
+
+def hold(core: ScenarioCore, tx: Transaction, held: bool) -> None:
+    """Ask blanket's own pause of *tx* (*held*), or withdraw it."""
+    with core.lock:
+        if held:
+            tx._holds += 1
+        else:
+            tx._holds -= 1
+            core.release_pause(tx)
+
+
+class Cycle:
+    """One cycle over a Condition, Event or Barrier (made by ``api.cycle``).
+
+    When it is made, every waiter is in its wait and woken by the opener,
+    and held there. Use it as a context manager: leaving the block wakes
+    whoever is still held, in order. :meth:`wake` and :meth:`pause` act on
+    the named threads (or the first one still held); iterating wakes the
+    held threads one by one, yielding each.
+    """
+
+    def __init__(self, core: ScenarioCore, primitive: Primitive,
+                 threads: tuple[threading.Thread, ...],
+                 scheduler: Callable[[], Any] | None = None) -> None:
+        self._core = core
+        self._primitive = primitive
+        self._kind = primitive._kind
+        self._held: dict[threading.Thread, Transaction | None] = {}
+        *waiters, opener = threads
+        if self._kind == "Condition":
+            self._start_condition(waiters, opener)
+        else:
+            self._start_waits(waiters, opener, scheduler)
+
+    # -- setting the cycle up -----------------------------------------------------
+
+    def _start_waits(self, waiters: list[threading.Thread], opener: threading.Thread,
+                     scheduler: Callable[[], Any] | None) -> None:
+        """Event and Barrier: waiters wait, the opener sets (or arrives last);
+        everyone woken is held at ``PAUSED``."""
+        core, primitive = self._core, self._primitive
+        for thread in waiters:
+            tx = expect(core, thread, primitive, "wait", State.BLOCKED)
+            hold(core, tx, True)
+            tx.unblock()
+            core.wait([(tx, Reached(tx, State.WAITING))], None)
+            self._held[thread] = tx
+        if self._kind == "Barrier":
+            tx = expect(core, opener, primitive, "wait", State.BLOCKED)
+            hold(core, tx, True)
+            tx.unblock()
+            self._held[opener] = tx
+            if scheduler is not None:
+                # The action runs inside the opener's wait, before anyone
+                # leaves the barrier; the scheduler callback drives its calls.
+                core.wait([(Action(tx), Action(tx)), (tx, Reached(tx, State.COMMITTED))],
+                          None)
+                scheduler()
+        else:
+            let_go(core, expect(core, opener, primitive, "set", State.BLOCKED))
+            self._held[opener] = None
+        for tx in self._held.values():
+            if tx is not None:
+                core.wait([(tx, Reached(tx, State.PAUSED))], None)
+
+    def _start_condition(self, waiters: list[threading.Thread],
+                         opener: threading.Thread) -> None:
+        """Condition: waiters (taking the lock first if they are at it) wait;
+        the opener notifies and gives the lock back; the woken waiters stall."""
+        core, primitive = self._core, self._primitive
+        for thread in waiters:
+            tx = expect(core, thread, primitive, ("acquire", "wait"), State.BLOCKED)
+            if tx.spec.name == "acquire":
+                let_go(core, tx)
+                tx = expect(core, thread, primitive, "wait", State.BLOCKED)
+            tx.unblock()
+            core.wait([(tx, Reached(tx, State.WAITING))], None)
+            self._held[thread] = tx
+        tx = expect(core, opener, primitive, ("acquire", "notify", "notify_all"),
+                    State.BLOCKED)
+        if tx.spec.name == "acquire":
+            let_go(core, tx)
+            tx = expect(core, opener, primitive, ("notify", "notify_all"), State.BLOCKED)
+        let_go(core, tx)
+        self._give_lock_back(opener)
+        self._held[opener] = None
+        for tx in self._held.values():
+            if tx is not None:
+                core.wait([(tx, Reached(tx, State.STALLED))], None)
+
+    def _give_lock_back(self, thread: threading.Thread) -> None:
+        """If *thread*'s next call releases the condition, let it."""
+        settle(self._core, thread)
+        with self._core.lock:
+            chain = self._core.chain(thread)
+            tx = chain[-1] if chain else None
+        if tx is not None and tx.primitive is self._primitive and tx.spec.name == "release":
+            let_go(self._core, tx)
+            settle(self._core, thread)
+
+    # -- waking -------------------------------------------------------------------
+
+    @property
+    def held(self) -> tuple[threading.Thread, ...]:
+        """The threads not yet woken, in order."""
+        return tuple(self._held)
+
+    def _pick(self, threads: tuple[threading.Thread, ...], verb: str
+              ) -> list[threading.Thread]:
+        if not threads:
+            if not self._held:
+                raise ValueError(f"cannot {verb}: every thread of the cycle is woken")
+            return [next(iter(self._held))]
+        for thread in threads:
+            if thread not in self._held:
+                raise ValueError(f"cannot {verb} {thread!r}: it is not held by this cycle")
+        return list(threads)
+
+    def wake(self, *threads: threading.Thread) -> Any:
+        """Let the named held threads (or the first one) go, in order; each
+        runs until it next needs the scheduler. Returns the tuple of threads
+        (the thread, when none was named)."""
+        picked = self._pick(threads, "wake")
+        for thread in picked:
+            self._wake(thread)
+        return tuple(picked) if threads else picked[0]
+
+    def _wake(self, thread: threading.Thread) -> None:
+        core = self._core
+        tx = self._held.pop(thread)
+        if tx is not None:
+            if self._kind == "Condition":
+                tx.unstall()
+            else:
+                hold(core, tx, False)
+            run_to_end(core, [tx])
+            if self._kind == "Condition":
+                self._give_lock_back(thread)
+        settle(core, thread)
+
+    def pause(self, *threads: threading.Thread) -> Any:
+        """Hand the named held threads (or the first one) to the scheduler:
+        each ends its wait and stays ``PAUSED`` until ``tx.unpause()``.
+        Returns like :meth:`wake`."""
+        picked = self._pick(threads, "pause")
+        core = self._core
+        for thread in picked:
+            tx = self._held.pop(thread)
+            if tx is None:
+                continue
+            tx.pause = True
+            if self._kind == "Condition":
+                tx.unstall()
+            else:
+                hold(core, tx, False)
+            core.wait([(tx, Reached(tx, State.PAUSED))], None)
+        return tuple(picked) if threads else picked[0]
+
+    def __iter__(self) -> Iterator[threading.Thread]:
+        """Wake the held threads one by one, in order, yielding each."""
+        while self._held:
+            yield self.wake()
+
+    def close(self) -> None:
+        """Wake every thread still held, in order."""
+        for _ in self:
+            pass
+
+    def __call__(self) -> None:
+        """Shorthand for :meth:`close`."""
+        self.close()
+
+    def __enter__(self) -> Cycle:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.close()
+            return
+        # Something went wrong in the block: leave nothing held, wait for nothing.
+        core = self._core
+        for tx in self._held.values():
+            if tx is not None and not tx.done:
+                if self._kind == "Condition":
+                    with core.lock:
+                        if tx._parked:
+                            core.release_park(tx)
+                else:
+                    hold(core, tx, False)
+        self._held.clear()
+
+    def __repr__(self) -> str:
+        held = ", ".join(repr(t.name) for t in self._held)
+        return f"<blanket Cycle on {self._core.label(self._primitive)} holding {held or 'nobody'}>"
