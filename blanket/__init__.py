@@ -5,15 +5,42 @@ code under test in threads, and inside ``with scenario:`` decide the order in
 which their calls on those primitives go through.
 """
 
-from .api import (BarrierAPI, BoundedSemaphoreAPI, ConditionAPI, EventAPI, LockAPI,
-                  PrimitiveAPI, RLockAPI, SemaphoreAPI)
+from .api import (
+                  BarrierAPI,
+                  BoundedSemaphoreAPI,
+                  ConditionAPI,
+                  EventAPI,
+                  LockAPI,
+                  PrimitiveAPI,
+                  RLockAPI,
+                  SemaphoreAPI,
+)
 from .cycle import Cycle
 from .driving import Chain, Dispatch, Driver
 from .errors import CompetingDriversError, SchedulerError, StallError, ThreadOrderingError
 from .scenario import ManagedThread, Scenario
-from .signals import (Action, Blocked, Call, Commit, Committed, Exiting, Nested, Not,
-                      Parked, Paused, Raised, Reached, Resumed, Returned, Signaled, Stalled,
-                      Terminated, TransactionState, Use, Waiting)
+from .signals import (
+                  Action,
+                  Blocked,
+                  Call,
+                  Commit,
+                  Committed,
+                  Exiting,
+                  Nested,
+                  Not,
+                  Parked,
+                  Paused,
+                  Raised,
+                  Reached,
+                  Resumed,
+                  Returned,
+                  Signaled,
+                  Stalled,
+                  Terminated,
+                  TransactionState,
+                  Use,
+                  Waiting,
+)
 from .states import State
 from .transaction import TimeoutState, Transaction
 
@@ -24,7 +51,8 @@ __version__ = "2.0.0.dev0"
 
 __all__ = [
     "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain", "Commit",
-    "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch", "Driver", "EventAPI", "Exiting", "LockAPI",
+    "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch", "Driver",
+    "EventAPI", "Exiting", "LockAPI",
     "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI", "RLockAPI",
     "Raised", "Reached", "Resumed", "Returned", "Scenario", "SchedulerError",
     "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Terminated",

@@ -52,9 +52,10 @@ class PrimitiveAPI:
     def _method_name(self, method: object) -> str:
         primitive = self._primitive
         if not (isinstance(method, types.MethodType) and method.__self__ is primitive
-                and method.__name__ in primitive._specs):  # type: ignore[attr-defined]
-            raise ValueError(f"{method!r} is not a method of {self._primitive._core.label(primitive)}"
-                             f" (expected e.g. {primitive._kind.lower()}.wait or .acquire)")
+                and method.__name__ in primitive._specs):
+            raise ValueError(f"{method!r} is not a method of "
+                             f"{primitive._core.label(primitive)} (expected e.g. "
+                             f"{primitive._kind.lower()}.wait or .acquire)")
         return method.__name__
 
     def _each(self, method: Callable[..., Any], threads: tuple[threading.Thread, ...],
@@ -287,7 +288,7 @@ class BarrierAPI(PrimitiveAPI):
         if scheduler is not None:
             if not callable(scheduler):
                 raise TypeError(f"scheduler must be callable, not {scheduler!r}")
-            if barrier._action is None:  # type: ignore[attr-defined]
+            if barrier._action is None:
                 raise ValueError(f"{self._primitive._core.label(barrier)} has no action "
                                  "for a scheduler to drive")
         return Cycle(barrier._core, barrier, threads, scheduler)

@@ -99,9 +99,9 @@ class Cycle:
         else:
             let_go(core, expect(core, opener, primitive, "set", State.BLOCKED))
             self._held[opener] = None
-        for tx in self._held.values():
-            if tx is not None:
-                core.wait([(tx, Reached(tx, State.PAUSED))], None)
+        for held in self._held.values():
+            if held is not None:
+                core.wait([(held, Reached(held, State.PAUSED))], None)
 
     def _start_condition(self, waiters: list[threading.Thread],
                          opener: threading.Thread) -> None:
@@ -124,9 +124,9 @@ class Cycle:
         let_go(core, tx)
         self._give_lock_back(opener)
         self._held[opener] = None
-        for tx in self._held.values():
-            if tx is not None:
-                core.wait([(tx, Reached(tx, State.STALLED))], None)
+        for held in self._held.values():
+            if held is not None:
+                core.wait([(held, Reached(held, State.STALLED))], None)
 
     def _give_lock_back(self, thread: threading.Thread) -> None:
         """If *thread*'s next call releases the condition, let it."""

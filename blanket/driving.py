@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from .errors import CompetingDriversError, ThreadOrderingError
 from .primitives import Primitive
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
-from .states import TERMINAL_STATES, State
+from .states import State
 
 if TYPE_CHECKING:  # pragma: no cover
     from .core import ScenarioCore
@@ -501,7 +501,7 @@ def _expect_method(core: ScenarioCore, thread: threading.Thread, method: object,
                    who: str) -> Transaction:
     """*thread*'s call of *method*, once it is parked at its scheduler block."""
     if not (isinstance(method, types.MethodType) and isinstance(method.__self__, Primitive)
-            and method.__name__ in method.__self__._specs):  # type: ignore[attr-defined]
+            and method.__name__ in method.__self__._specs):
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
     return expect(core, thread, method.__self__, method.__name__, State.BLOCKED)
 

@@ -71,13 +71,14 @@ class Primitive:
     #: The primitive's kind, as in ``threading`` ("Lock", "Condition", ...).
     _kind: str = "Primitive"
 
-    def _adopt(self, real: object) -> None:
-        self._real = real
+    def _adopt(self, real: Any) -> None:
+        #: The real ``threading`` primitive (also the raw handle).
+        self._real: Any = real
         self._name: str | None = None
         self._api: object = None
         self._label = self._core.adopt(self)
 
-    @property  # type: ignore[misc]
+    @property
     @typing.no_type_check  # a checker asking for self.__class__ here would recurse
     def __class__(self) -> type:
         # The masquerade: isinstance(p, threading.X) holds wherever X is a
@@ -330,7 +331,7 @@ class Condition(_LockBase):
         so each ``wait`` inside is a nested transaction, and so is every
         call the predicate makes on a blanket primitive.
         """
-        wait_for = functools.partial(threading.Condition.wait_for, self)
+        wait_for = functools.partial(threading.Condition.wait_for, self)  # type: ignore[arg-type]
         if self._core.passthrough:
             return wait_for(predicate, timeout)
         return self._run(self._specs["wait_for"], (predicate, timeout), wait_for)
@@ -478,7 +479,7 @@ class Barrier(Primitive):
         # The barrier sleeps in its own condition; waiting on it through a
         # _WaitLock reports WAITING once this party is counted, and not for
         # the party that opens the barrier (it never sleeps).
-        real._cond = threading.Condition(_WaitLock(self, threading.Lock()))  # type: ignore[attr-defined]
+        real._cond = threading.Condition(_WaitLock(self, threading.Lock()))  # type: ignore[attr-defined, arg-type]
         self._adopt(real)
 
     def _run_action(self) -> None:

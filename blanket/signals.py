@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 import types
 
-
 from .core import ScenarioCore
 from .primitives import Primitive
 from .states import State
@@ -31,7 +30,7 @@ class Signaled:
         raise NotImplementedError
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._args == self._args  # type: ignore[attr-defined]
+        return type(other) is type(self) and other._args == self._args
 
     def __hash__(self) -> int:
         return hash((type(self), self._args))
@@ -137,7 +136,7 @@ class Nested(Signaled):
         super().__init__(_transaction(transaction, "Nested"))
 
     def signalled(self, core: ScenarioCore) -> bool:
-        return self._args[0]._children > 0  # type: ignore[attr-defined]
+        return bool(self._args[0]._children)  # type: ignore[attr-defined]
 
 
 class Action(Signaled):
@@ -150,7 +149,7 @@ class Action(Signaled):
         super().__init__(_transaction(transaction, "Action"))
 
     def signalled(self, core: ScenarioCore) -> bool:
-        return self._args[0]._pushed  # type: ignore[attr-defined, no-any-return]
+        return bool(self._args[0]._pushed)  # type: ignore[attr-defined]
 
 
 class Reached(Signaled):

@@ -109,7 +109,7 @@ class Transaction:
         #: The transaction this one is nested in, or ``None``.
         self.parent = parent
         #: How many transactions this one is nested in.
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self._state = state
         self._history: list[object] = [time.monotonic(), state]
         self._result: object = None
@@ -134,7 +134,7 @@ class Transaction:
     @property
     def kwargs(self) -> Mapping[str, object]:
         """The call's arguments by parameter name (read-only)."""
-        return types.MappingProxyType(dict(zip(self.spec.params, self.args)))
+        return types.MappingProxyType(dict(zip(self.spec.params, self.args, strict=True)))
 
     @property
     def state(self) -> State:
@@ -164,7 +164,7 @@ class Transaction:
     def log(self) -> tuple[tuple[float, State], ...]:
         """Every ``(time, state)`` this transaction has been in, oldest first."""
         history = self._history
-        return tuple(zip(history[::2], history[1::2]))  # type: ignore[arg-type]
+        return tuple(zip(history[::2], history[1::2], strict=True))  # type: ignore[arg-type]
 
     @property
     def result(self) -> object:
@@ -324,7 +324,8 @@ class Transaction:
                  repr(self.thread.name), f"start_time={self.start_time}"]
         if self.done:
             parts.append(f"result={self._result!r}")
-        for name, value, default in zip(self.spec.params, self.args, self.spec.defaults):
+        for name, value, default in zip(self.spec.params, self.args, self.spec.defaults,
+                                        strict=True):
             if value is not default and value != default:
                 parts.append(f"{name}={value!r}")
         if self.parent is not None:
