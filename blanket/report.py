@@ -43,14 +43,43 @@ def thread_status(core: ScenarioCore, thread: threading.Thread) -> str:
     return "running, not inside a blanket call"
 
 
+def holdings(core: ScenarioCore) -> dict[threading.Thread, dict[int, int]]:
+    """What each thread holds, by the calls logged since the scenario was
+    entered: ``{thread: {id(primitive): count}}``.
+
+    An acquire that succeeded counts one up, a release one down; a
+    ``Condition.wait`` gives its lock up (one down) once ``WAITING``, and
+    its nested re-acquire takes it back.
+    """
+    held: dict[threading.Thread, dict[int, int]] = {}
+    for tx in list(core.log) + list(core.active):
+        name, step = tx.spec.name, 0
+        if name == "acquire" and tx.state is State.RETURNED and tx.result:
+            step = 1
+        elif name == "release" and tx.state is State.RETURNED:
+            step = -1
+        elif name == "wait" and tx.spec.kind == "Condition" and State.WAITING in tx._history:
+            step = -1
+        if step:
+            counts = held.setdefault(tx.thread, {})
+            counts[id(tx.primitive)] = counts.get(id(tx.primitive), 0) + step
+    return held
+
+
 def format_report(core: ScenarioCore) -> str:
     """The report for *core* (its lock held)."""
     threads = list(core.managed)
     threads += [t for t in core.records if t not in core.managed and core.chain(t)]
     state = "entered" if core.regulated else "not entered"
     lines = [f"scenario {core.name!r} ({state}); threads:"]
+    labels = {id(p): core.label(p) for p in core.primitives}
+    held = holdings(core)
     for thread in threads:
         lines.append(f"  {thread.name!r}: {thread_status(core, thread)}")
+        owned = [labels[key] for key, count in held.get(thread, {}).items()
+                 if count > 0 and key in labels]
+        if owned:
+            lines.append(f"      holds {', '.join(owned)}")
     if not threads:
         lines.append("  (none)")
     return "\n".join(lines)

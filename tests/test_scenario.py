@@ -294,6 +294,51 @@ class Exiting(unittest.TestCase):
         self.assertIn("<- nested in Condition.wait_for COMMIT on Condition 1", report)
 
 
+class StallReports(unittest.TestCase):
+    """A step that can never complete fails within the bound, saying who
+    holds what."""
+
+    def test_reacquire_behind_a_holder_parked_at_release(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        cond = scenario.Condition()
+        semaphore = scenario.Semaphore(2)
+
+        def waiter() -> None:
+            with semaphore, cond:
+                cond.wait()
+
+        def notifier() -> None:
+            with cond:
+                cond.notify()
+
+        W, N = scenario.thread(waiter), scenario.thread(notifier)
+        W.name, N.name = "W", "N"
+        with scenario:
+            api = scenario.api(cond)
+            scenario.api(semaphore).unblock(semaphore.acquire, W)
+            api.unblock(cond.acquire, W)
+            wait = api.unblock(cond.wait, W)[0]
+            scenario.wait(blanket.Waiting(wait))
+            api.unblock(cond.acquire, N)
+            api.unblock(cond.notify, N)
+            scenario.wait(blanket.Stalled(wait))
+            wait.unstall()
+            scenario.timeout = 0.2
+            with self.assertRaises(blanket.StallError) as caught:
+                scenario.wait(blanket.Terminated(W))
+            scenario.timeout = 5
+        report = caught.exception.report
+        label = scenario._core.label(cond)
+        self.assertIn(f"'W': Condition.acquire WAITING on {label}", report)
+        self.assertIn("<- nested in Condition.wait RESUMED", report)
+        self.assertIn(f"'N': Condition.release BLOCKED on {label}", report)
+        lines = report.splitlines()
+        w_holds = lines[lines.index(next(l for l in lines if l.startswith("  'W'"))) + 1]
+        self.assertEqual(w_holds.strip(), f"holds {scenario._core.label(semaphore)}")
+        self.assertEqual(lines[-1].strip(), f"holds {label}")
+        self.assertEqual(wait.state, State.RETURNED)  # exit let N release
+
+
 class SchedulerCalls(unittest.TestCase):
     """The scheduler may not call regulated primitives; raw handles it may."""
 
