@@ -339,6 +339,31 @@ class StallReports(unittest.TestCase):
         self.assertEqual(wait.state, State.RETURNED)  # exit let N release
 
 
+class Holdings(unittest.TestCase):
+    """The report counts acquires up and releases down."""
+
+    def test_released_lock_is_not_held(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        lock = scenario.Lock()
+
+        def worker() -> None:
+            with lock:
+                pass
+            lock.acquire()
+            lock.locked()
+
+        A = scenario.thread(worker)
+        with scenario:
+            api = scenario.api(lock)
+            api.unblock(lock.acquire, A)
+            api.unblock(lock.release, A)
+            scenario.wait(blanket.Call(A, lock.acquire))
+            self.assertNotIn("holds", scenario.report())
+            api.unblock(lock.acquire, A)
+            scenario.wait(blanket.Call(A, lock.locked))
+            self.assertIn(f"holds {scenario._core.label(lock)}", scenario.report())
+
+
 class SchedulerCalls(unittest.TestCase):
     """The scheduler may not call regulated primitives; raw handles it may."""
 
