@@ -49,6 +49,9 @@ class PrimitiveAPI:
             raise TypeError(f"a primitive's name is a str or None, not {value!r}")
         self._primitive._name = value
 
+    def _label(self) -> str:
+        return self._primitive._core.label(self._primitive)
+
     def _method_name(self, method: object) -> str:
         primitive = self._primitive
         if not (isinstance(method, types.MethodType) and method.__self__ is primitive
@@ -114,10 +117,12 @@ class PrimitiveAPI:
         return f"<blanket {type(self).__name__} for {self._primitive._core.label(self._primitive)}>"
 
 
-def _threads(threads: tuple[object, ...], who: str) -> tuple[threading.Thread, ...]:
+def _threads(api: PrimitiveAPI, threads: tuple[object, ...], who: str
+             ) -> tuple[threading.Thread, ...]:
     for thread in threads:
         if not isinstance(thread, threading.Thread):
-            raise TypeError(f"{who} takes threads, not {thread!r}")
+            raise TypeError(f"{who} takes threads, not {thread!r} ({who} on "
+                            f"{api._label()})")
     return threads  # type: ignore[return-value]
 
 
@@ -135,7 +140,7 @@ class _LockHelpers(PrimitiveAPI):
         *pause* the acquire stops at ``PAUSED`` after taking the lock.
         """
         core, primitive = self._primitive._core, self._primitive
-        _threads((thread,) if acquirer is None else (thread, acquirer), "assign")
+        _threads(self, (thread,) if acquirer is None else (thread, acquirer), "assign")
         if acquirer is None:
             if self._held():
                 raise ValueError(f"{core.label(primitive)} is held; name its holder "
@@ -164,7 +169,7 @@ class _LockHelpers(PrimitiveAPI):
         *pause* each acquire stops at ``PAUSED``, and is let go when its
         thread's turn to release comes.
         """
-        _threads((initial, *acquirers), "relay")
+        _threads(self, (initial, *acquirers), "relay")
         return self._relay(initial, acquirers, pause)
 
     def _relay(self, holder: threading.Thread, acquirers: tuple[threading.Thread, ...],
@@ -206,9 +211,10 @@ class _CycleHelper(PrimitiveAPI):
         last opens (notifies, sets, or arrives last at the barrier); the
         woken threads are held until the returned :class:`Cycle` wakes them.
         """
-        _threads(threads, "cycle")
+        _threads(self, threads, "cycle")
         if len(threads) < 2:
-            raise ValueError("a cycle needs at least one waiter and the opener")
+            raise ValueError(f"a cycle on {self._label()} needs at least one waiter "
+                             "and the opener")
         return Cycle(self._primitive._core, self._primitive, threads)
 
 
@@ -232,9 +238,10 @@ class SemaphoreAPI(PrimitiveAPI):
         releases). With *pause* each acquire stops at ``PAUSED``, and is let
         go when the thread is named again.
         """
-        _threads(threads, "allocate")
+        _threads(self, threads, "allocate")
         if not threads:
-            raise TypeError("allocate needs at least one thread")
+            raise TypeError(f"allocate needs at least one thread (allocate on "
+                            f"{self._label()})")
         return self._allocate(threads, pause)
 
     def _allocate(self, threads: tuple[threading.Thread, ...], pause: bool
@@ -280,7 +287,7 @@ class BarrierAPI(PrimitiveAPI):
         action runs (before anyone leaves the barrier) to drive the calls
         the action makes.
         """
-        _threads(threads, "cycle")
+        _threads(self, threads, "cycle")
         barrier = self._primitive
         if len(threads) != barrier._real.parties:
             raise ValueError(f"a cycle of {self._primitive._core.label(barrier)} names "

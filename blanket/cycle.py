@@ -66,11 +66,17 @@ class Cycle:
         self._primitive = primitive
         self._kind = primitive._kind
         self._held: dict[threading.Thread, Transaction | None] = {}
+        # A waiter in wait_for: the wait_for, around the held nested wait.
+        self._outer: dict[threading.Thread, Transaction] = {}
         *waiters, opener = threads
-        if self._kind == "Condition":
-            self._start_condition(waiters, opener)
-        else:
-            self._start_waits(waiters, opener, scheduler)
+        try:
+            if self._kind == "Condition":
+                self._start_condition(waiters, opener)
+            else:
+                self._start_waits(waiters, opener, scheduler)
+        except BaseException:
+            self._let_everyone_go()  # a cycle that failed to start holds nobody
+            raise
 
     # -- setting the cycle up -----------------------------------------------------
 
@@ -109,9 +115,14 @@ class Cycle:
         the opener notifies and gives the lock back; the woken waiters stall."""
         core, primitive = self._core, self._primitive
         for thread in waiters:
-            tx = expect(core, thread, primitive, ("acquire", "wait"), State.BLOCKED)
+            tx = expect(core, thread, primitive, ("acquire", "wait", "wait_for"),
+                        State.BLOCKED)
             if tx.spec.name == "acquire":
                 let_go(core, tx)
+                tx = expect(core, thread, primitive, ("wait", "wait_for"), State.BLOCKED)
+            if tx.spec.name == "wait_for":
+                self._outer[thread] = tx
+                tx.unblock()
                 tx = expect(core, thread, primitive, "wait", State.BLOCKED)
             tx.unblock()
             core.wait([(tx, Reached(tx, State.WAITING))], None)
@@ -149,12 +160,18 @@ class Cycle:
               ) -> list[threading.Thread]:
         if not threads:
             if not self._held:
-                raise ValueError(f"cannot {verb}: every thread of the cycle is woken")
+                raise ValueError(f"cannot {verb}: every thread of the cycle is woken "
+                             f"(the cycle on {self._label()})")
             return [next(iter(self._held))]
         for thread in threads:
             if thread not in self._held:
-                raise ValueError(f"cannot {verb} {thread!r}: it is not held by this cycle")
+                name = thread.name if isinstance(thread, threading.Thread) else repr(thread)
+                raise ValueError(f"cannot {verb} thread {name!r}: it is not held by "
+                                 f"the cycle on {self._label()}")
         return list(threads)
+
+    def _label(self) -> str:
+        return self._core.label(self._primitive)
 
     def wake(self, *threads: threading.Thread) -> Any:
         """Let the named held threads (or the first one) go, in order; each
@@ -173,7 +190,7 @@ class Cycle:
                 tx.unstall()
             else:
                 hold(core, tx, False)
-            run_to_end(core, [tx])
+            run_to_end(core, [self._outer.pop(thread, tx)])
             if self._kind == "Condition":
                 self._give_lock_back(thread)
         settle(core, thread)
@@ -188,12 +205,13 @@ class Cycle:
             tx = self._held.pop(thread)
             if tx is None:
                 continue
-            tx.pause = True
+            end = self._outer.pop(thread, tx)
+            end.pause = True
             if self._kind == "Condition":
                 tx.unstall()
             else:
                 hold(core, tx, False)
-            core.wait([(tx, Reached(tx, State.PAUSED))], None)
+            core.wait([(end, Reached(end, State.PAUSED))], None)
         return tuple(picked) if threads else picked[0]
 
     def __iter__(self) -> Iterator[threading.Thread]:
@@ -216,8 +234,11 @@ class Cycle:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.close()
-            return
-        # Something went wrong in the block: leave nothing held, wait for nothing.
+        else:
+            self._let_everyone_go()
+
+    def _let_everyone_go(self) -> None:
+        """Something went wrong: leave nothing held, and wait for nothing."""
         core = self._core
         for tx in self._held.values():
             if tx is not None and not tx.done:
@@ -228,7 +249,8 @@ class Cycle:
                 else:
                     hold(core, tx, False)
         self._held.clear()
+        self._outer.clear()
 
     def __repr__(self) -> str:
         held = ", ".join(repr(t.name) for t in self._held)
-        return f"<blanket Cycle on {self._core.label(self._primitive)} holding {held or 'nobody'}>"
+        return f"<blanket Cycle on {self._label()} holding {held or 'nobody'}>"
