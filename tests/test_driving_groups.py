@@ -283,3 +283,31 @@ class DispatchIteration(unittest.TestCase):
 
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()
+
+
+class PauseHeldByACycle(unittest.TestCase):
+    """A driver skipping a call that a cycle holds paused waits for the cycle."""
+
+    def test_skip_waits_until_the_cycle_lets_go(self) -> None:
+        sc = scenario()
+        event, lock = sc.Event(), sc.Lock()
+        A, S, B = sc.thread(event.wait), sc.thread(event.set), sc.thread(lock.acquire)
+        with sc:
+            sc.wait(B)
+            cycle = sc.api(event).cycle(A, S)
+            wait = sc.transaction(A)
+            assert wait is not None and wait.state is State.PAUSED
+            skipping, other = sc.Driver(A).skip(), sc.Driver(B)
+            dispatch = sc.Dispatch()
+            dispatch.update([skipping, other])
+            turns = []
+            for driver in dispatch:
+                turns.append((driver.thread, driver.state))
+                if driver is other:
+                    # The skip could not let the wait go: the cycle holds it.
+                    self.assertEqual(wait.state, State.PAUSED)
+                    self.assertTrue(wait.pausing)
+                    cycle.__exit__(RuntimeError, None, None)  # the cycle lets go
+            self.assertEqual(turns, [(B, Driver.ACTIVE), (A, Driver.IDLE)])
+            self.assertEqual(wait.state, State.RETURNED)
+            sc.api(lock).unblock(lock.acquire, B)
