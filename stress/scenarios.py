@@ -27,7 +27,7 @@ def _three_workers() -> tuple[blanket.Scenario, object, list[str], list[object]]
             out.append(f"worker {name} got the lock")
 
     threads = [scenario.thread(worker, name) for name in "ABC"]
-    for thread, name in zip(threads, "ABC"):
+    for thread, name in zip(threads, "ABC", strict=True):
         thread.name = name
     return scenario, lock, out, threads
 

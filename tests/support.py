@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import ContextManager
+from contextlib import AbstractContextManager
 
 try:
     from typeguard import suppress_type_checks
@@ -14,4 +14,4 @@ except ImportError:  # pragma: no cover - the suite run without its dev tools
 #: Tests of blanket's own checks of bad input pass values its annotations
 #: forbid; under ``make test`` typeguard would reject them first. Inside
 #: ``unchecked()`` blanket's own error is what the test sees.
-unchecked: Callable[[], ContextManager[object]] = suppress_type_checks
+unchecked: Callable[[], AbstractContextManager[object]] = suppress_type_checks

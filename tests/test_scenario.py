@@ -333,7 +333,8 @@ class StallReports(unittest.TestCase):
         self.assertIn("<- nested in Condition.wait RESUMED", report)
         self.assertIn(f"'N': Condition.release BLOCKED on {label}", report)
         lines = report.splitlines()
-        w_holds = lines[lines.index(next(l for l in lines if l.startswith("  'W'"))) + 1]
+        w_line = next(line for line in lines if line.startswith("  'W'"))
+        w_holds = lines[lines.index(w_line) + 1]
         self.assertEqual(w_holds.strip(), f"holds {scenario._core.label(semaphore)}")
         self.assertEqual(lines[-1].strip(), f"holds {label}")
         self.assertEqual(wait.state, State.RETURNED)  # exit let N release
