@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+
+import blanket
 
 try:
     from typeguard import suppress_type_checks
@@ -15,3 +18,25 @@ except ImportError:  # pragma: no cover - the suite run without its dev tools
 #: forbid; under ``make test`` typeguard would reject them first. Inside
 #: ``unchecked()`` blanket's own error is what the test sees.
 unchecked: Callable[[], AbstractContextManager[object]] = suppress_type_checks
+
+
+def spawn(scenario: blanket.Scenario, name: str, target: Callable[..., object],
+          *args: object, **kwargs: object) -> threading.Thread:
+    """A managed thread named *name* running ``target(*args, **kwargs)``."""
+    thread = scenario.thread(target, *args, **kwargs)
+    thread.name = name
+    return thread
+
+
+def arrive(scenario: blanket.Scenario, thread: threading.Thread) -> blanket.Transaction:
+    """Wait until *thread* is inside a call; return its innermost transaction."""
+    scenario.wait(thread)
+    tx = scenario.transaction(thread)
+    assert tx is not None
+    return tx
+
+
+def let_go(scenario: blanket.Scenario, tx: blanket.Transaction) -> None:
+    """Unblock *tx* and wait until it has finished."""
+    tx.unblock()
+    scenario.wait(tx)

@@ -13,18 +13,12 @@ from blanket import State
 from blanket.api import API_CLASSES, PrimitiveAPI
 from blanket.primitives import KINDS
 
-from .support import unchecked
+from .support import spawn, unchecked
 
 #: Every scenario's own bound: a bug fails the test instead of hanging it.
 BOUND = 5.0
 
 
-def spawn(scenario: blanket.Scenario, name: str, target: Callable[..., object],
-          *args: object) -> threading.Thread:
-    """A managed thread named *name* running ``target(*args)``."""
-    thread = scenario.thread(target, *args)
-    thread.name = name
-    return thread
 
 
 def threads_of(txs: tuple[blanket.Transaction, ...]) -> list[threading.Thread]:

@@ -16,6 +16,8 @@ from typing import Any
 import blanket
 from blanket import State, Transaction
 
+from .support import spawn
+
 #: The bound, in seconds, on every wait of the scheduler in these tests; a
 #: bug makes a test fail with a stall report instead of hanging the run.
 BOUND = 5.0
@@ -26,12 +28,6 @@ def new_scenario() -> blanket.Scenario:
     return blanket.Scenario(timeout=BOUND)
 
 
-def spawn(scenario: blanket.Scenario, name: str, target: Callable[..., object],
-          *args: object) -> threading.Thread:
-    """A managed thread named *name* running ``target(*args)``."""
-    thread = scenario.thread(target, *args)
-    thread.name = name
-    return thread
 
 
 def spawn_each(scenario: blanket.Scenario, names: str,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import blanket
 from blanket import State
 
-from .support import unchecked
+from .support import arrive, let_go, spawn, unchecked
 
 #: Every scenario's own bound: a bug fails the test instead of hanging it.
 BOUND = 5.0
@@ -23,26 +23,10 @@ BOUND = 5.0
 NEVER = 0.01
 
 
-def spawn(scenario: blanket.Scenario, name: str, target: Callable[..., object],
-          *args: object) -> threading.Thread:
-    """A managed thread named *name* running ``target(*args)``."""
-    thread = scenario.thread(target, *args)
-    thread.name = name
-    return thread
 
 
-def arrive(scenario: blanket.Scenario, thread: threading.Thread) -> blanket.Transaction:
-    """Wait until *thread* is inside a call; return its innermost transaction."""
-    scenario.wait(thread)
-    tx = scenario.transaction(thread)
-    assert tx is not None
-    return tx
 
 
-def let_go(scenario: blanket.Scenario, tx: blanket.Transaction) -> None:
-    """Unblock *tx* and wait until it has finished."""
-    tx.unblock()
-    scenario.wait(tx)
 
 
 def keeping(errors: list[BaseException], call: Callable[[], object]) -> Callable[[], None]:

@@ -4,7 +4,6 @@ timeouts, push/pop, repr; CallSpec; and the scenario's log."""
 from __future__ import annotations
 
 import re
-import threading
 import unittest
 from collections.abc import Callable, Sequence
 
@@ -12,30 +11,16 @@ import blanket
 from blanket import State, TimeoutState
 from blanket.transaction import CallSpec
 
+from .support import arrive, let_go, spawn
+
 #: Every scenario's own bound: a bug fails the test instead of hanging it.
 BOUND = 5.0
 
 
-def spawn(scenario: blanket.Scenario, name: str, target: Callable[..., object],
-          *args: object, **kwargs: object) -> threading.Thread:
-    """A managed thread named *name* running ``target(*args, **kwargs)``."""
-    thread = scenario.thread(target, *args, **kwargs)
-    thread.name = name
-    return thread
 
 
-def arrive(scenario: blanket.Scenario, thread: threading.Thread) -> blanket.Transaction:
-    """Wait until *thread* is inside a call; return its innermost transaction."""
-    scenario.wait(thread)
-    tx = scenario.transaction(thread)
-    assert tx is not None
-    return tx
 
 
-def let_go(scenario: blanket.Scenario, tx: blanket.Transaction) -> None:
-    """Unblock *tx* and wait until it has finished."""
-    tx.unblock()
-    scenario.wait(tx)
 
 
 def states(tx: blanket.Transaction) -> list[State]:
