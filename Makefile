@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo docs lint matrix stress clean
+.PHONY: test demo docs lint matrix stress dist smoke clean
 
 # Create the virtual environment and install blanket with the [dev] extra;
 # redone whenever the packaging files change.
@@ -71,6 +71,23 @@ matrix: $(foreach v,$(MATRIX),.venv-$(v)/.installed)
 STRESS_RUNS ?= 1000
 stress: .venv-3.13t/.installed
 	.venv-3.13t/bin/python -m stress --runs $(STRESS_RUNS) --load
+
+# An sdist and a wheel in dist/.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+
+# Install the wheel into a clean virtual environment of each interpreter of
+# the matrix and run examples/smoke.py against the installed package.
+define smoke_one
+	rm -rf .venv-smoke-$(1)
+	$(call interpreter,$(1)) -m venv .venv-smoke-$(1)
+	.venv-smoke-$(1)/bin/python -m pip install --quiet dist/*.whl
+	cd examples && ../.venv-smoke-$(1)/bin/python smoke.py
+
+endef
+smoke: dist | $(FT_PYTHON)
+	$(foreach v,$(MATRIX),$(call smoke_one,$(v)))
 
 # Remove the virtual environment and everything built or measured.
 clean:
