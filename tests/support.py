@@ -40,3 +40,13 @@ def let_go(scenario: blanket.Scenario, tx: blanket.Transaction) -> None:
     """Unblock *tx* and wait until it has finished."""
     tx.unblock()
     scenario.wait(tx)
+
+
+def keeping(errors: list[BaseException], call: Callable[[], object]) -> Callable[[], None]:
+    """A thread target that makes *call* and keeps what it raises in *errors*."""
+    def target() -> None:
+        try:
+            call()
+        except Exception as exc:  # the test inspects it
+            errors.append(exc)
+    return target

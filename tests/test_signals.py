@@ -15,28 +15,12 @@ from collections.abc import Callable
 import blanket
 from blanket import State
 
-from .support import arrive, let_go, spawn, unchecked
+from .support import arrive, keeping, let_go, spawn, unchecked
 
 #: Every scenario's own bound: a bug fails the test instead of hanging it.
 BOUND = 5.0
 #: The explicit bound of a wait on something that cannot happen.
 NEVER = 0.01
-
-
-
-
-
-
-
-
-def keeping(errors: list[BaseException], call: Callable[[], object]) -> Callable[[], None]:
-    """A thread target that makes *call* and keeps what it raises in *errors*."""
-    def target() -> None:
-        try:
-            call()
-        except Exception as exc:  # the test inspects it
-            errors.append(exc)
-    return target
 
 
 def watchers_of(thread: threading.Thread) -> list[threading.Thread]:

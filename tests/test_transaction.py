@@ -11,31 +11,15 @@ import blanket
 from blanket import State, TimeoutState
 from blanket.transaction import CallSpec
 
-from .support import arrive, let_go, spawn
+from .support import arrive, keeping, let_go, spawn
 
 #: Every scenario's own bound: a bug fails the test instead of hanging it.
 BOUND = 5.0
 
 
-
-
-
-
-
-
 def states(tx: blanket.Transaction) -> list[State]:
     """The states *tx* has been in, oldest first."""
     return [state for _, state in tx.log]
-
-
-def keeping(errors: list[BaseException], call: Callable[[], object]) -> Callable[[], None]:
-    """A thread target that makes *call* and keeps what it raises in *errors*."""
-    def target() -> None:
-        try:
-            call()
-        except Exception as exc:  # the test inspects it
-            errors.append(exc)
-    return target
 
 
 class Properties(unittest.TestCase):
