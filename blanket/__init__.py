@@ -42,6 +42,7 @@ from .signals import (
                   Waiting,
 )
 from .states import State
+from .testcase import ScenarioTestCase
 from .transaction import TimeoutState, Transaction
 
 #: blanket 1.0's name for the public type of transactions.
@@ -54,7 +55,7 @@ __all__ = [
     "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch", "Driver",
     "EventAPI", "Exiting", "LockAPI",
     "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI", "RLockAPI",
-    "Raised", "Reached", "Resumed", "Returned", "Scenario", "SchedulerError",
+    "Raised", "Reached", "Resumed", "Returned", "Scenario", "ScenarioTestCase", "SchedulerError",
     "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Terminated",
     "ThreadOrderingError", "TimeoutState", "Transaction", "TransactionAPI",
     "TransactionState", "Use", "Waiting",

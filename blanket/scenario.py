@@ -15,6 +15,7 @@ from .errors import StallError
 from .log import Log
 from .primitives import Primitive
 from .signals import to_token
+from .timeline import format_timeline
 from .transaction import Transaction
 
 _numbers = itertools.count(1)
@@ -321,6 +322,11 @@ class Scenario:
                 exc.add_note(str(error))
                 return
             raise error
+
+    def format_log(self, *threads: threading.Thread) -> str:
+        """The log as a timeline: one column per thread (*threads* first),
+        one row per finished call."""
+        return format_timeline(self._core.log, threads)
 
     def report(self) -> str:
         """Every thread's current call and state, as a stall report shows it."""

@@ -1,0 +1,151 @@
+"""ScenarioTestCase: a unittest test case with a fresh scenario per test.
+
+``self.scenario`` is made for each test method (named after it, bounded by
+the class's :attr:`ScenarioTestCase.stall_timeout`); ``self.thread(...)``
+makes managed threads named "A", "B", "C", ... The assertion helpers read the
+scenario's log, so they work after the ``with self.scenario:`` block, and
+their failure messages show expected against actual and the calls of every
+thread as a timeline. Whatever the test did, cleanup exits the scenario,
+joins its threads within the bound, and fails the test for a thread still
+running or one that died of an exception.
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+import threading
+import traceback
+import unittest
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .scenario import Scenario
+from .states import State
+from .timeline import format_timeline
+from .transaction import Transaction
+
+
+def thread_names() -> Iterator[str]:
+    """"A", "B", ... "Z", then "A1", "B1", ...: blanket's naming convention."""
+    yield from string.ascii_uppercase
+    for round_ in itertools.count(1):
+        for letter in string.ascii_uppercase:
+            yield f"{letter}{round_}"
+
+
+class ScenarioTestCase(unittest.TestCase):
+    """A ``unittest.TestCase`` whose test methods each get their own scenario."""
+
+    #: The bound, in seconds, on every wait of the scheduler and on joining
+    #: the managed threads at the end of a test.
+    stall_timeout: float = 10.0
+
+    _blanket_scenario: Scenario | None = None
+
+    @property
+    def scenario(self) -> Scenario:
+        """This test's scenario, made on first use, cleaned up after the test."""
+        if self._blanket_scenario is None:
+            self._blanket_scenario = Scenario(self._testMethodName,
+                                              timeout=self.stall_timeout)
+            self._blanket_names = thread_names()
+            self.addCleanup(self._clean_up_scenario)
+        return self._blanket_scenario
+
+    def thread(self, target: Callable[..., Any], *args: Any, **kwargs: Any
+               ) -> threading.Thread:
+        """A managed thread running ``target(*args, **kwargs)``, named "A",
+        "B", "C", ... in creation order (rename it at will)."""
+        scenario = self.scenario
+        thread = scenario.thread(target, *args, **kwargs)
+        thread.name = next(self._blanket_names)
+        return thread
+
+    def _clean_up_scenario(self) -> None:
+        scenario = self._blanket_scenario
+        assert scenario is not None
+        self._blanket_scenario = None
+        core = scenario._core
+        if core.regulated:  # left without its with-block ending
+            scenario.__exit__(None, None, None)
+        stuck = core.join(list(core.managed))
+        problems = []
+        if stuck:
+            problems.append("threads still running at the end of the test:\n"
+                            + scenario.report())
+        for thread, error in core.errors.items():
+            trace = "".join(traceback.format_exception(error)).rstrip()
+            problems.append(f"thread {thread.name!r} died of an exception:\n{trace}")
+        if problems:
+            raise self.failureException("\n\n".join(problems))
+
+    # -- assertions over the log ----------------------------------------------------
+
+    def _fail(self, message: str, threads: list[threading.Thread], msg: Any) -> None:
+        timeline = format_timeline(self.scenario.log, threads)
+        self.fail(self._formatMessage(msg, f"{message}\ncalls, in the order they ended:\n"
+                                           f"{timeline}"))
+
+    def _compare(self, what: str, expected: list[threading.Thread],
+                 actual: list[threading.Thread], msg: Any) -> None:
+        if list(expected) != actual:
+            self._fail(f"{what}:\n  expected {[t.name for t in expected]}\n"
+                       f"  actual   {[t.name for t in actual]}", list(expected), msg)
+
+    def assertCallOrder(self, method: Callable[..., Any], threads: list[threading.Thread],
+                        msg: Any = None) -> None:
+        """The threads that finished calls of *method* (e.g. ``event.set``)
+        did so in this order (a thread once per call)."""
+        primitive, name = getattr(method, "__self__", None), getattr(method, "__name__", None)
+        actual = [tx.thread for tx in self.scenario.log
+                  if tx.primitive is primitive and tx.spec.name == name]
+        self._compare(f"order of {type(primitive).__name__}.{name} calls", threads,
+                      actual, msg)
+
+    def assertAcquiredOrder(self, primitive: object, threads: list[threading.Thread],
+                            msg: Any = None) -> None:
+        """The threads acquired *primitive* (acquires that succeeded) in this order."""
+        actual = [tx.thread for tx in self.scenario.log
+                  if tx.primitive is primitive and tx.spec.name == "acquire"
+                  and tx.succeeded]
+        self._compare(f"order of acquisitions of {self.scenario._core.label(primitive)}",
+                      threads, actual, msg)
+
+    def assertTransactionState(self, tx: Transaction, state: State, msg: Any = None) -> None:
+        """*tx* is in *state*."""
+        if tx.state is not state:
+            self._fail(f"{tx.spec.kind}.{tx.spec.name} of thread {tx.thread.name!r}:\n"
+                       f"  expected state {state.name}\n  actual state   {tx.state.name}",
+                       [tx.thread], msg)
+
+    def _last_call(self, thread: threading.Thread, method: Callable[..., Any],
+                   msg: Any) -> Transaction:
+        primitive, name = getattr(method, "__self__", None), getattr(method, "__name__", None)
+        calls = [tx for tx in self.scenario.log if tx.thread is thread
+                 and tx.primitive is primitive and tx.spec.name == name]
+        if not calls:
+            self._fail(f"thread {thread.name!r} finished no call of "
+                       f"{type(primitive).__name__}.{name}", [thread], msg)
+        return calls[-1]
+
+    def assertTimedOut(self, thread: threading.Thread, method: Callable[..., Any],
+                       msg: Any = None) -> Transaction:
+        """*thread*'s last call of *method* timed out; returns that call."""
+        tx = self._last_call(thread, method, msg)
+        timeout = tx.timeout
+        if timeout is None or not timeout.timed_out:
+            self._fail(f"{tx.spec.kind}.{tx.spec.name} of thread {thread.name!r}:\n"
+                       f"  expected it to time out\n  actual   {tx.state.name} "
+                       f"result={tx.result!r} timeout={timeout}", [thread], msg)
+        return tx
+
+    def assertCallRaised(self, thread: threading.Thread, method: Callable[..., Any],
+                         exception: type[BaseException], msg: Any = None) -> Transaction:
+        """*thread*'s last call of *method* raised *exception*; returns that call."""
+        tx = self._last_call(thread, method, msg)
+        if tx.state is not State.RAISED or not isinstance(tx.result, exception):
+            self._fail(f"{tx.spec.kind}.{tx.spec.name} of thread {thread.name!r}:\n"
+                       f"  expected it to raise {exception.__name__}\n"
+                       f"  actual   {tx.state.name} result={tx.result!r}", [thread], msg)
+        return tx
