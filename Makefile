@@ -17,12 +17,14 @@ $(STAMP): pyproject.toml setup.cfg
 	touch $@
 
 # Run the whole suite under branch coverage (the report fails the target
-# under 100%), then again with typeguard checking blanket's annotations.
+# under 100%), then again with typeguard checking blanket's annotations, and
+# the README's ScenarioTestCase module under pytest.
 test: $(STAMP)
 	$(BIN)/python -m coverage erase
 	$(BIN)/python -m coverage run -m tests
 	$(BIN)/python -m coverage report
 	$(BIN)/python -m tests --typeguard
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_readme_testcase.py
 
 # Show plain threading vs blanket on a three-thread lock race.
 demo: $(STAMP)
