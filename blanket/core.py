@@ -387,11 +387,14 @@ class ScenarioCore:
             self.changed()
 
     def join(self, threads: Iterable[threading.Thread]) -> list[threading.Thread]:
-        """Join *threads* (all started: entering starts them) within the
-        default bound; return those still alive."""
+        """Join the started *threads* within the default bound; return those
+        still alive. (A managed thread is not started when its scenario was
+        never entered.)"""
         deadline = time.monotonic() + self.timeout
         stuck = []
         for thread in threads:
+            if thread.ident is None:
+                continue
             thread.join(max(0.0, deadline - time.monotonic()))
             if thread.is_alive():
                 stuck.append(thread)

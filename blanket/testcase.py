@@ -29,7 +29,7 @@ from .transaction import Transaction
 def thread_names() -> Iterator[str]:
     """"A", "B", ... "Z", then "A1", "B1", ...: blanket's naming convention."""
     yield from string.ascii_uppercase
-    for round_ in itertools.count(1):
+    for round_ in itertools.count(1):  # pragma: no branch - endless
         for letter in string.ascii_uppercase:
             yield f"{letter}{round_}"
 
