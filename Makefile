@@ -43,7 +43,7 @@ lint: $(STAMP)
 # CPython 3.13 built with the GIL disabled (built once per machine when absent).
 PYENV_ROOT ?= /root/.pyenv
 FT_PYTHON ?= /opt/py313t/bin/python3.13t
-FT_BUILDER ?= $(abspath ../shared/tools/free-threaded-python)
+FT_BUILDER ?= $(abspath $(firstword $(wildcard ../shared/tools/free-threaded-python /work/shared/tools/free-threaded-python) ../shared/tools/free-threaded-python))
 MATRIX ?= 3.11 3.12 3.13 3.13t
 
 $(FT_PYTHON):
