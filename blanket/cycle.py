@@ -105,9 +105,7 @@ class Cycle:
         else:
             let_go(core, expect(core, opener, primitive, "set", State.BLOCKED))
             self._held[opener] = None
-        for held in self._held.values():
-            if held is not None:
-                core.wait([(held, Reached(held, State.PAUSED))], None)
+        self._await_held(State.PAUSED)
 
     def _start_condition(self, waiters: list[threading.Thread],
                          opener: threading.Thread) -> None:
@@ -135,9 +133,13 @@ class Cycle:
         let_go(core, tx)
         self._give_lock_back(opener)
         self._held[opener] = None
-        for held in self._held.values():
-            if held is not None:
-                core.wait([(held, Reached(held, State.STALLED))], None)
+        self._await_held(State.STALLED)
+
+    def _await_held(self, state: State) -> None:
+        """Wait until every held call has reached *state* (or gone past it)."""
+        for tx in self._held.values():
+            if tx is not None:
+                self._core.wait([(tx, Reached(tx, state))], None)
 
     def _give_lock_back(self, thread: threading.Thread) -> None:
         """If *thread*'s next call releases the condition, let it."""

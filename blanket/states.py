@@ -58,7 +58,5 @@ class State(enum.Enum):
 
 #: The states a finished transaction is in.
 TERMINAL_STATES = frozenset({State.RETURNED, State.RAISED})
-#: The parks the scheduler releases (and that exiting a scenario releases).
-SCHEDULER_PARKS = frozenset({State.BLOCKED, State.STALLED, State.PAUSED})
 
 State.terminal_states = TERMINAL_STATES  # type: ignore[attr-defined]

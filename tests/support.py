@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import blanket
 
@@ -50,3 +50,15 @@ def keeping(errors: list[BaseException], call: Callable[[], object]) -> Callable
         except Exception as exc:  # the test inspects it
             errors.append(exc)
     return target
+
+
+@contextmanager
+def quiet_thread_errors() -> Iterator[list[threading.ExceptHookArgs]]:
+    """Collect uncaught thread exceptions instead of printing them."""
+    seen: list[threading.ExceptHookArgs] = []
+    previous = threading.excepthook
+    threading.excepthook = seen.append
+    try:
+        yield seen
+    finally:
+        threading.excepthook = previous

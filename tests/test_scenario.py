@@ -5,25 +5,11 @@ from __future__ import annotations
 import gc
 import threading
 import unittest
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import blanket
 from blanket import State
 
-from .support import unchecked
-
-
-@contextmanager
-def quiet_thread_errors() -> Iterator[list[threading.ExceptHookArgs]]:
-    """Collect uncaught thread exceptions instead of printing them."""
-    seen: list[threading.ExceptHookArgs] = []
-    previous = threading.excepthook
-    threading.excepthook = seen.append
-    try:
-        yield seen
-    finally:
-        threading.excepthook = previous
+from .support import quiet_thread_errors, unchecked
 
 
 class Settings(unittest.TestCase):

@@ -7,29 +7,17 @@ import itertools
 import threading
 import time
 import unittest
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import blanket
 from blanket import State
 from blanket.testcase import thread_names
 from blanket.timeline import format_timeline
 
-from .support import keeping
+from .support import keeping, quiet_thread_errors
 
 BOUND = 5.0  # every wait of these tests ends well within it
 
-
-@contextmanager
-def quiet_thread_errors() -> Iterator[list[threading.ExceptHookArgs]]:
-    """Collect uncaught thread exceptions instead of printing them."""
-    seen: list[threading.ExceptHookArgs] = []
-    previous = threading.excepthook
-    threading.excepthook = seen.append
-    try:
-        yield seen
-    finally:
-        threading.excepthook = previous
 
 
 def sub_run(case: type[unittest.TestCase], name: str) -> unittest.TestResult:
