@@ -18,6 +18,7 @@ from .api import (
 from .cycle import Cycle
 from .driving import Chain, Dispatch, Driver
 from .errors import CompetingDriversError, SchedulerError, StallError, ThreadOrderingError
+from .inject import Injection, ThreadingView
 from .scenario import ManagedThread, Scenario
 from .signals import (
                   Action,
@@ -53,10 +54,10 @@ __version__ = "2.0.0.dev0"
 __all__ = [
     "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain", "Commit",
     "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch", "Driver",
-    "EventAPI", "Exiting", "LockAPI",
+    "EventAPI", "Exiting", "Injection", "LockAPI",
     "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI", "RLockAPI",
     "Raised", "Reached", "Resumed", "Returned", "Scenario", "ScenarioTestCase", "SchedulerError",
     "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Terminated",
-    "ThreadOrderingError", "TimeoutState", "Transaction", "TransactionAPI",
+    "ThreadOrderingError", "ThreadingView", "TimeoutState", "Transaction", "TransactionAPI",
     "TransactionState", "Use", "Waiting",
 ]

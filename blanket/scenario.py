@@ -12,6 +12,7 @@ from . import driving, primitives
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
 from .errors import StallError
+from .inject import Injection
 from .log import Log
 from .primitives import Primitive
 from .signals import to_token
@@ -95,6 +96,7 @@ class Scenario:
             self.name = name
         self.timeout = timeout
         self.record_unregulated = record_unregulated
+        self._injections: list[Injection] = []
         for kind, base in primitives.KINDS.items():
             setattr(self, kind, type(kind, (base,), {
                 "__slots__": (), "_core": core, "__doc__": base.__doc__,
@@ -322,6 +324,25 @@ class Scenario:
                 exc.add_note(str(error))
                 return
             raise error
+
+    # -- injection ----------------------------------------------------------------
+
+    def inject(self, module: types.ModuleType) -> Injection:
+        """Point *module*'s ``threading`` references at this scenario until
+        the returned :class:`Injection` is closed (it is a context manager).
+
+        Names bound to ``threading``'s primitive classes (found by value) are
+        rebound to this scenario's; a name bound to the ``threading`` module
+        becomes a :class:`ThreadingView` of it. :class:`ValueError` when the
+        module has nothing to patch."""
+        injection = Injection(self, module)
+        self._injections.append(injection)
+        return injection
+
+    def close_injections(self) -> None:
+        """Close every injection of this scenario still open, latest first."""
+        while self._injections:
+            self._injections.pop().close()
 
     def format_log(self, *threads: threading.Thread) -> str:
         """The log as a timeline: one column per thread (*threads* first),

@@ -67,8 +67,11 @@ class ScenarioTestCase(unittest.TestCase):
         assert scenario is not None
         self._blanket_scenario = None
         core = scenario._core
-        if core.regulated:  # left without its with-block ending
-            scenario.__exit__(None, None, None)
+        try:
+            if core.regulated:  # left without its with-block ending
+                scenario.__exit__(None, None, None)
+        finally:
+            scenario.close_injections()
         stuck = core.join(list(core.managed))
         problems = []
         if stuck:
