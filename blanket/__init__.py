@@ -17,7 +17,14 @@ from .api import (
 )
 from .cycle import Cycle
 from .driving import Chain, Dispatch, Driver
-from .errors import CompetingDriversError, SchedulerError, StallError, ThreadOrderingError
+from .errors import (
+                  Abandoned,
+                  CompetingDriversError,
+                  SchedulerError,
+                  StallError,
+                  ThreadOrderingError,
+)
+from .explore import Exploration, Failure, Step, explore
 from .inject import Injection, ThreadingView
 from .scenario import ManagedThread, Scenario
 from .signals import (
@@ -52,12 +59,12 @@ TransactionAPI = Transaction
 __version__ = "2.0.0.dev0"
 
 __all__ = [
-    "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain", "Commit",
-    "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch", "Driver",
-    "EventAPI", "Exiting", "Injection", "LockAPI",
-    "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI", "RLockAPI",
-    "Raised", "Reached", "Resumed", "Returned", "Scenario", "ScenarioTestCase", "SchedulerError",
-    "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Terminated",
-    "ThreadOrderingError", "ThreadingView", "TimeoutState", "Transaction", "TransactionAPI",
-    "TransactionState", "Use", "Waiting",
+    "Abandoned", "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain",
+    "Commit", "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch",
+    "Driver", "EventAPI", "Exiting", "Exploration", "explore", "Failure", "Injection",
+    "LockAPI", "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI",
+    "Raised", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
+    "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
+    "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",
+    "TransactionAPI", "TransactionState", "Use", "Waiting",
 ]

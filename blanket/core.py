@@ -25,7 +25,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .errors import SchedulerError, StallError
+from .errors import Abandoned, SchedulerError, StallError
 from .log import Log
 from .parking import Parker
 from .states import State
@@ -91,6 +91,8 @@ class ScenarioCore:
         self.errors: dict[threading.Thread, BaseException] = {}
         #: The scenario's primitives, held weakly: a scenario keeps none alive.
         self.primitives: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: Threads the scheduler gave up on: their parks raise Abandoned.
+        self.abandoned: set[threading.Thread] = set()
         self._counters: dict[str, itertools.count[int]] = {}
         self._watchers: list[Parker] = []
         self._watched: set[threading.Thread] = set()
@@ -175,7 +177,7 @@ class ScenarioCore:
         """
         thread = threading.current_thread()
         with self.lock:
-            if not self.regulated:
+            if not self.regulated or thread in self.abandoned:
                 tx = None
                 if self.recording:
                     tx = Transaction(self, thread, primitive, spec, args, None, None,
@@ -191,6 +193,8 @@ class ScenarioCore:
                 args = tx.call_args()
         worker_tx = tx if tx is not None and tx._parker is not None else None
         try:
+            if worker_tx is not None:  # parked just now: abandoned meanwhile?
+                self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)
             else:
@@ -202,6 +206,11 @@ class ScenarioCore:
         if tx is not None:
             self.close(tx, result, State.RETURNED)
         return result
+
+    def check_abandoned(self, thread: threading.Thread) -> None:
+        """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""
+        if thread in self.abandoned:
+            raise Abandoned(f"thread {thread.name!r} was abandoned by the scheduler")
 
     def current(self, primitive: object, name: str) -> Transaction | None:
         """The calling thread's innermost transaction, if it is a *name* call
@@ -292,10 +301,11 @@ class ScenarioCore:
         """*tx* has been woken inside the real primitive: park at ``STALLED``
         until the scheduler lets it back in, then go on ``RESUMED``."""
         with self.lock:
-            if self.regulated:
+            if self.regulated and tx.thread not in self.abandoned:
                 self.advance(tx, State.STALLED)
                 self.park(tx)
             self.advance(tx, State.RESUMED)
+        self.check_abandoned(tx.thread)
 
     # -- the scheduler's side ---------------------------------------------------
 

@@ -37,3 +37,13 @@ class SchedulerError(RuntimeError):
     primitive: the call would park waiting for the scheduler itself. Use the
     raw handle (``scenario.raw(primitive)``) instead.
     """
+
+
+class Abandoned(BaseException):
+    """Raised inside a worker's call when the scheduler abandons its thread
+    (a deadlocked schedule being torn down): the thread unwinds, its later
+    calls go straight to the real primitives, and its end is not an error.
+
+    A ``BaseException``, so that ``except Exception`` in the code under test
+    does not swallow it.
+    """

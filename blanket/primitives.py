@@ -254,6 +254,10 @@ class _WaitLock:
         # a transaction only moves forward, so only the first sleep shows.
         if tx is not None and tx.state < State.WAITING:
             self._owner._core.waiting(tx)
+        elif tx is not None:
+            # Asleep again: whoever watches the sleepers must look again.
+            with self._owner._core.lock:
+                self._owner._core.changed()
         return saved
 
     def _acquire_restore(self, saved: Any) -> None:

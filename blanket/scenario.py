@@ -41,6 +41,8 @@ class ManagedThread(threading.Thread):
             super().run()
         except BaseException as exc:
             with core.lock:
+                if self in core.abandoned:  # torn down on purpose
+                    return
                 core.errors[self] = exc
             raise
         finally:
@@ -209,6 +211,18 @@ class Scenario:
             raise ValueError(f"{self._core.label(primitive)} belongs to another scenario "
                              f"than {self.name!r}")
         return primitive
+
+    def primitive(self, label: str) -> Primitive:
+        """The live primitive of this scenario named *label*, or labelled so
+        ("Lock 2": the second ``Lock`` made), as reports show it."""
+        with self._core.lock:
+            found: list[Primitive] = [p for p in self._core.primitives
+                     if label in (p._name, p._label)]
+        if len(found) != 1:
+            problem = "no" if not found else f"{len(found)}"
+            raise LookupError(f"{problem} primitive of scenario {self.name!r} "
+                              f"is named or labelled {label!r}")
+        return found[0]
 
     def api(self, primitive: Primitive) -> PrimitiveAPI:
         """The API object (the scheduler's controls) of *primitive*."""

@@ -18,12 +18,16 @@ import threading
 import traceback
 import unittest
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from . import progress
 from .scenario import Scenario
 from .states import State
 from .timeline import format_timeline
 from .transaction import Transaction
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .explore import Exploration
 
 
 def thread_names() -> Iterator[str]:
@@ -61,6 +65,38 @@ class ScenarioTestCase(unittest.TestCase):
         thread = scenario.thread(target, *args, **kwargs)
         thread.name = next(self._blanket_names)
         return thread
+
+    # -- exploration and deadlocks ----------------------------------------------
+
+    def explore(self, setup: Callable[[Scenario], Callable[[], object] | None],
+                **options: Any) -> Exploration:
+        """Explore the scenario *setup* describes (see :func:`blanket.explore`,
+        which takes the same *options*); fail the test with the failing
+        schedule and a ready-to-paste test replaying it if one fails.
+        Returns the :class:`~blanket.Exploration` otherwise."""
+        from .explore import explore
+        options.setdefault("timeout", self.stall_timeout)
+        result = explore(setup, **options)
+        if result.failure is not None:
+            self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
+        return result
+
+    def assertNoDeadlock(self, msg: Any = None) -> None:  # noqa: N802 - unittest style
+        """Fail if the scenario's live threads can no longer go on: none of
+        their parked calls can be let go without sleeping for ever and no
+        sleeper will wake. The message names the wait-for cycle; the stuck
+        threads are then abandoned (their calls raise
+        :class:`~blanket.Abandoned`) so that cleanup can join them."""
+        scenario = self.scenario
+        core = scenario._core
+        core.wait([(None, progress.Settled())], None)
+        with core.lock:
+            remaining = progress.live(core)
+            if not remaining or progress.choices(core):
+                return
+            report = progress.stuck_report(core)
+            progress.abandon(core, remaining)
+        self.fail(self._formatMessage(msg, f"{report}\n{scenario.report()}"))
 
     def _clean_up_scenario(self) -> None:
         scenario = self._blanket_scenario

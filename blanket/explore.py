@@ -1,0 +1,549 @@
+"""Exploration: run a scenario under many orders of its calls, and stop at
+the first order that breaks it.
+
+A scenario is described once by a *setup* function: given a fresh
+:class:`~blanket.Scenario`, it creates the primitives and the threads
+(``scenario.thread``) and returns the invariant to check once the threads
+have finished (or ``None``). :func:`explore` then runs it again and again.
+In each run it is the scheduler: whenever every thread is parked at a call
+or asleep for good (:mod:`blanket.progress`), it lets one parked call go;
+which one is the strategy's choice:
+
+``"dfs"``
+    every distinct order, depth first, with partial-order reduction (calls
+    on different primitives commute, so sleep sets keep one order of them)
+    and an optional bound on preemptions;
+``"random"``
+    a seeded random choice at every step;
+``"pct"``
+    probabilistic concurrency testing: random thread priorities with
+    *depth* - 1 priority change points.
+
+A run fails when a thread raises, when the invariant fails, or when live
+threads remain and no call can be let go (a deadlock, reported as its
+wait-for cycle). The failure carries the schedule and the source of a
+:class:`~blanket.ScenarioTestCase` that replays it (:mod:`blanket.reproduce`).
+``shard=(i, n)`` splits a search deterministically: the shards 1..n of one
+search run disjoint sets of schedules that together are the whole search.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import traceback
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import progress
+from .errors import StallError
+from .states import State
+from .testcase import thread_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import Scenario
+    from .transaction import Transaction
+
+#: What a setup function looks like: it fills a scenario, and returns the
+#: invariant to check after the threads finish (or ``None``).
+Setup = Callable[["Scenario"], "Callable[[], object] | None"]
+
+STRATEGIES = ("dfs", "random", "pct")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scheduling decision: *thread*'s call, parked at *state*, let go."""
+
+    #: The thread's name ("A", "B", ...).
+    thread: str
+    #: The primitive's kind and the method, e.g. ``"Lock.acquire"``.
+    call: str
+    #: The primitive as reports name it: its name if it has one, else its
+    #: label ("Lock 2").
+    primitive: str
+    #: ``"BLOCKED"`` (the call starts) or ``"STALLED"`` (a woken
+    #: ``Condition.wait`` takes its lock back).
+    state: str
+    #: Whether the call was made to time out at once (it could not succeed).
+    expired: bool = False
+    #: Threads that went on by themselves after this step, with where they
+    #: stopped: ``"parked"`` (or finished) or ``"waiting"``.
+    settled: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        expired = " (expired)" if self.expired else ""
+        resume = " resumes" if self.state == "STALLED" else ""
+        return f"{self.thread}: {self.primitive} {self.call}{resume}{expired}"
+
+
+@dataclass
+class Failure:
+    """What went wrong in one run, and how to make it happen again."""
+
+    #: ``"invariant"``, ``"exception"``, ``"deadlock"`` or ``"stall"``.
+    kind: str
+    #: The error, the traceback or the deadlock report.
+    message: str
+    #: The steps of the failing run, in order.
+    schedule: tuple[Step, ...]
+    #: Python source of a ScenarioTestCase replaying the schedule.
+    source: str = ""
+
+    def __str__(self) -> str:
+        steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
+        return f"{self.kind}: {self.message}\nschedule:\n{steps}"
+
+
+@dataclass
+class Exploration:
+    """The result of :func:`explore`."""
+
+    #: The strategy used.
+    strategy: str
+    #: Each schedule run to its end (and counted), as the order of threads
+    #: let go, e.g. ``("A", "A", "B", ...)``.
+    schedules: list[tuple[str, ...]] = field(default_factory=list)
+    #: Whether the search covered its whole space (``"dfs"`` only).
+    exhausted: bool = False
+    #: The first failure found, or ``None``.
+    failure: Failure | None = None
+    #: Seconds the search took.
+    elapsed: float = 0.0
+    #: Runs made, counted or not (replays to reach other shards' schedules,
+    #: runs that partial-order reduction found redundant).
+    runs: int = 0
+
+    @property
+    def count(self) -> int:
+        """How many distinct schedules were run to their end."""
+        return len(set(self.schedules))
+
+    @property
+    def ok(self) -> bool:
+        """Whether no failure was found."""
+        return self.failure is None
+
+    def __str__(self) -> str:
+        found = "no failure" if self.failure is None else f"a failure: {self.failure}"
+        space = ", the whole space" if self.exhausted else ""
+        return (f"{self.strategy}: {self.count} distinct schedule(s){space} in "
+                f"{self.elapsed:.2f} s; {found}")
+
+
+# -- one run ------------------------------------------------------------------------
+
+@dataclass
+class _Option:
+    """A parked call the scheduler may let go."""
+
+    thread: int
+    key: str
+    tx: Transaction
+
+
+def _key(tx: Transaction) -> str:
+    """What a step acts on, for telling dependent steps apart."""
+    return progress.name_of(progress.resource(tx.primitive))
+
+
+class _Run:
+    """One run of the scenario, with the scheduler's seat taken by a chooser."""
+
+    def __init__(self, setup: Setup, name: str, timeout: float) -> None:
+        from .scenario import Scenario
+        self.scenario = scenario = Scenario(name, timeout=timeout)
+        self.core = scenario._core
+        self.invariant = setup(scenario)
+        self.threads = list(scenario.managed)
+        for thread, thread_name in zip(self.threads, thread_names(), strict=False):
+            thread.name = thread_name
+        self.steps: list[Step] = []
+        self.failure: tuple[str, str] | None = None
+        #: Each step's thread, primitive and the other threads it moved.
+        self.trace: list[tuple[int, str, tuple[int, ...]]] = []
+        #: Every parked thread's call, by thread number, at the last settle.
+        self.pending: dict[int, str] = {}
+        #: Whether the run was cut short as one already covered.
+        self.redundant = False
+
+    def _index(self, thread: Any) -> int:
+        if thread not in self.threads:  # a thread the code under test started
+            self.threads.append(thread)
+        return self.threads.index(thread)
+
+    def _observe(self) -> dict[int, tuple[object, ...]]:
+        """Where each thread is (lock held), to tell which ones moved."""
+        seen: dict[int, tuple[object, ...]] = {}
+        for thread in self.threads:
+            chain = self.core.chain(thread)
+            top = chain[-1] if chain else None
+            seen[self._index(thread)] = (
+                id(top), None if top is None else top.state, top is not None and top._parked,
+                self.core.terminated(thread))
+        return seen
+
+    def options(self) -> list[_Option]:
+        """Wait until nothing moves; the calls that can be let go."""
+        core = self.core
+        core.wait([(None, progress.Settled())], None)
+        with core.lock:
+            self.pending = {
+                self._index(thread): _key(chain[-1])
+                for thread in progress.live(core)
+                if (chain := core.chain(thread)) and chain[-1]._parked}
+            return [_Option(self._index(tx.thread), _key(tx), tx)
+                    for tx in progress.choices(core)]
+
+    def step(self, option: _Option) -> None:
+        """Let *option*'s call go, and wait until nothing moves again."""
+        tx = option.tx
+        with self.core.lock:
+            before = self._observe()
+            state = tx.state
+            expired = state is State.BLOCKED and not progress.available(tx)
+        if expired:
+            tx.expire()
+        if state is State.STALLED:
+            tx.unstall()
+        else:
+            tx.unblock()
+        self.core.wait([(None, progress.Settled())], None)
+        with self.core.lock:
+            after = self._observe()
+            moved = []
+            for index, seen in after.items():
+                if index != option.thread and seen == before.get(index):
+                    continue
+                waiting = seen[1] is State.WAITING and not seen[2]
+                moved.append((self.threads[index].name, "waiting" if waiting else "parked"))
+        self.trace.append((option.thread, option.key, tuple(
+            self.threads.index(t) for t in self.threads
+            if t.name in dict(moved) and self.threads.index(t) != option.thread)))
+        self.steps.append(Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
+                               progress.name_of(tx.primitive), state.name, expired,
+                               tuple(moved)))
+
+    def finish(self) -> None:
+        """Nothing can be let go: tear down, and say what went wrong."""
+        core = self.core
+        with core.lock:
+            remaining = progress.live(core)
+            if remaining:
+                self.failure = ("deadlock", progress.stuck_report(core))
+                progress.abandon(core, remaining)
+        try:
+            self.scenario.__exit__(None, None, None)
+        except StallError as error:
+            self.failure = self.failure or ("stall", str(error))
+            return
+        if self.failure is None:
+            for thread in self.threads:
+                if thread in core.errors:
+                    trace = "".join(traceback.format_exception(core.errors[thread])).rstrip()
+                    self.failure = ("exception", f"thread {thread.name} raised:\n{trace}")
+                    return
+            if self.invariant is not None:
+                try:
+                    self.invariant()
+                except Exception as error:  # noqa: BLE001 - any failure of the check
+                    trace = "".join(traceback.format_exception(error)).rstrip()
+                    self.failure = ("invariant", f"the invariant failed:\n{trace}")
+
+    def abort(self) -> None:
+        """Tear down a run stopped half-way (a stall)."""
+        core = self.core
+        with core.lock:
+            progress.abandon(core, progress.live(core))
+        try:
+            self.scenario.__exit__(None, None, None)
+        except StallError:
+            pass
+
+
+def _run(setup: Setup, name: str, timeout: float,
+         choose: Callable[[int, list[_Option], _Run], int | None]) -> _Run:
+    """One run; *choose* picks the index of the option to take at each depth."""
+    run = _Run(setup, name, timeout)
+    run.scenario.__enter__()
+    try:
+        depth = 0
+        while options := run.options():
+            chosen = choose(depth, options, run)
+            if chosen is None:
+                run.redundant = True
+                run.abort()
+                return run
+            run.step(options[chosen])
+            depth += 1
+    except StallError as error:
+        run.failure = ("stall", str(error))
+        run.abort()
+        return run
+    run.finish()
+    return run
+
+
+# -- the strategies ---------------------------------------------------------------
+
+@dataclass
+class _Node:
+    """A state of the depth-first search, where one call was chosen."""
+
+    enabled: list[tuple[int, str]]
+    pending: dict[int, str]  # every parked thread's call, enabled or not
+    sleep: dict[int, str]
+    previous: int | None
+    preemptions: int
+    choice: int = -1
+    backtrack: list[int] = field(default_factory=list)
+    done: list[int] = field(default_factory=list)
+
+    def cost(self, thread: int) -> int:
+        """1 if choosing *thread* preempts the thread that went last."""
+        return int(self.previous in self.pending and self.previous != thread
+                   and any(t == self.previous for t, _ in self.enabled))
+
+    def key(self, thread: int) -> str:
+        return self.pending[thread]
+
+    def want(self, thread: int) -> None:
+        if thread not in self.backtrack:
+            self.backtrack.append(thread)
+
+
+class _DepthFirst:
+    """Depth-first search with dynamic partial-order reduction (Flanagan and
+    Godefroid's, with sleep sets) and an optional preemption bound.
+
+    Two steps depend on each other when they act on the same primitive; a
+    run explores one order of independent steps, and each pair of dependent
+    steps not ordered by the run's happens-before adds the other order to
+    the search where the first of them was chosen."""
+
+    def __init__(self, bound: int | None) -> None:
+        self.bound = bound
+        self.stack: list[_Node] = []
+        self.final: dict[int, str] = {}
+
+    def _allowed(self, node: _Node, thread: int) -> bool:
+        return self.bound is None or node.preemptions + node.cost(thread) <= self.bound
+
+    def choose(self, depth: int, options: list[_Option], run: _Run) -> int | None:
+        enabled = [(o.thread, o.key) for o in options]
+        pending = run.pending
+        if depth < len(self.stack):
+            node = self.stack[depth]
+            if node.enabled != enabled:
+                raise RuntimeError(
+                    "the scenario is not deterministic: replaying the same choices "
+                    f"gave other calls to choose from at step {depth + 1}")
+        else:
+            parent = self.stack[-1] if self.stack else None
+            sleep: dict[int, str] = {}
+            previous, preemptions = None, 0
+            if parent is not None:
+                chosen = parent.key(parent.choice)
+                carried = {**parent.sleep, **{t: parent.key(t) for t in parent.done}}
+                sleep = {t: key for t, key in carried.items()
+                         if key != chosen and t != parent.choice}
+                previous = parent.choice
+                preemptions = parent.preemptions + parent.cost(parent.choice)
+            node = _Node(enabled, dict(pending), sleep, previous, preemptions)
+            candidates = [t for t, _ in enabled if t not in sleep and self._allowed(node, t)]
+            if not candidates:
+                return None  # every order from here was run already
+            node.choice = previous if previous in candidates else candidates[0]
+            node.backtrack.append(node.choice)
+            self.stack.append(node)
+        return next(n for n, o in enumerate(options) if o.thread == node.choice)
+
+    def analyse(self, steps: list[tuple[int, str, tuple[int, ...]]],
+                final: dict[int, str]) -> None:
+        """Add the reversals of the run's races to the backtrack sets.
+
+        *steps* holds each step's thread, primitive and the threads it moved
+        besides its own (a notified waiter depends on its notifier)."""
+        clocks: dict[int, dict[int, int]] = {}
+        step_clocks: list[dict[int, int]] = []
+        for k in range(len(steps) + 1):
+            pending = self.stack[k].pending if k < len(steps) else final
+            for thread, key in pending.items():
+                own = clocks.get(thread, {})
+                for i in range(k - 1, -1, -1):
+                    other, other_key, _ = steps[i]
+                    if other_key != key or other == thread:
+                        continue
+                    if own.get(other, -1) < i:  # a race: not ordered
+                        self._reverse(steps, i, k, thread, own)
+                    break
+            if k < len(steps):
+                thread, key, moved = steps[k]
+                clock = dict(clocks.get(thread, {}))
+                for j in range(k - 1, -1, -1):
+                    if steps[j][1] == key:
+                        for t, v in step_clocks[j].items():
+                            clock[t] = max(clock.get(t, -1), v)
+                        break
+                clock[thread] = k
+                clocks[thread] = clock
+                step_clocks.append(clock)
+                for woken in moved:
+                    merged = dict(clocks.get(woken, {}))
+                    for t, v in clock.items():
+                        merged[t] = max(merged.get(t, -1), v)
+                    clocks[woken] = merged
+
+    def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]], i: int, k: int,
+                 thread: int, own: dict[int, int]) -> None:
+        node = self.stack[i]
+        enabled = [t for t, _ in node.enabled]
+        if thread in enabled:
+            node.want(thread)
+            return
+        for j in range(i + 1, k):
+            q = steps[j][0]
+            if q in enabled and own.get(q, -1) >= j:
+                node.want(q)
+                return
+        for q in enabled:
+            node.want(q)
+
+    def backtrack(self, skip: Callable[[int], bool]) -> bool:
+        """Move to the next run; ``False`` when the space is exhausted.
+        *skip(depth)* says an alternative at that depth is not this shard's."""
+        while self.stack:
+            depth = len(self.stack) - 1
+            node = self.stack[depth]
+            node.done.append(node.choice)
+            if not skip(depth):
+                for thread in node.backtrack:
+                    if thread not in node.done and thread not in node.sleep \
+                            and self._allowed(node, thread):
+                        node.choice = thread
+                        return True
+            self.stack.pop()
+        return False
+
+
+def _random_chooser(rng: random.Random) -> Callable[[int, list[_Option], _Run], int]:
+    def choose(depth: int, options: list[_Option], run: _Run) -> int:
+        return rng.randrange(len(options))
+    return choose
+
+
+def _pct_chooser(rng: random.Random, depth: int, length: int
+                 ) -> Callable[[int, list[_Option], _Run], int]:
+    priorities: dict[int, int] = {}
+    changes = {step: n for n, step in
+               enumerate(rng.sample(range(1, max(length, depth) + 1), depth - 1))}
+
+    def choose(step: int, options: list[_Option], run: _Run) -> int:
+        for option in options:
+            if option.thread not in priorities:
+                priorities[option.thread] = depth + rng.randrange(1_000_000)
+        best = max(range(len(options)), key=lambda n: priorities[options[n].thread])
+        if step in changes:
+            priorities[options[best].thread] = changes[step]
+            best = max(range(len(options)), key=lambda n: priorities[options[n].thread])
+        return best
+    return choose
+
+
+# -- the search ---------------------------------------------------------------------
+
+def _parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int]:
+    if shard is None:
+        return 1, 1
+    if isinstance(shard, str):
+        try:
+            index, count = (int(part) for part in shard.split("/"))
+        except ValueError:
+            raise ValueError(f"shard {shard!r}: expected 'i/n', e.g. '1/4'") from None
+    else:
+        index, count = shard
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: expected 1 <= i <= n")
+    return index, count
+
+
+def _owner(choices: Sequence[str], count: int) -> int:
+    """The shard (1..count) a schedule prefix belongs to."""
+    return zlib.crc32(",".join(choices).encode()) % count + 1
+
+
+def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
+            max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
+            shard: str | tuple[int, int] | None = None, split_depth: int = 4,
+            timeout: float = 10.0, name: str | None = None) -> Exploration:
+    """Run the scenario *setup* describes under many orders of its calls;
+    stop at the first failure.
+
+    *strategy* is ``"dfs"`` (every order, with partial-order reduction and at
+    most *max_preemptions* preemptions when given), ``"random"`` or ``"pct"``
+    (seeded by *seed*; *depth* is PCT's bug depth). At most *max_schedules*
+    schedules are counted. *shard* (``"i/n"`` or ``(i, n)``) runs only the
+    i-th of n disjoint parts of the search, split by the first *split_depth*
+    choices of each schedule (by run number for the random strategies).
+    *timeout* bounds each wait for the threads to settle.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
+    if max_schedules < 1:
+        raise ValueError(f"max_schedules={max_schedules}: expected at least 1")
+    if max_preemptions is not None and max_preemptions < 0:
+        raise ValueError(f"max_preemptions={max_preemptions}: expected 0 or more")
+    if depth < 1:
+        raise ValueError(f"depth={depth}: expected at least 1")
+    index, count = _parse_shard(shard)
+    title = name or str(getattr(setup, "__qualname__", "exploration"))
+    result = Exploration(strategy)
+    started = time.monotonic()
+    search = _DepthFirst(max_preemptions) if strategy == "dfs" else None
+    length = 1
+    number = 0
+    while len(result.schedules) < max_schedules:
+        if search is None:
+            if number >= max_schedules:  # the run numbers are split, not the count
+                break
+            mine = number % count == index - 1
+            number += 1
+            if not mine:
+                continue
+            rng = random.Random(f"{seed}/{number}")
+            chooser = (_random_chooser(rng) if strategy == "random"
+                       else _pct_chooser(rng, depth, length))
+            run = _run(setup, title, timeout, chooser)
+            redundant, mine = False, True
+        else:
+            run = _run(setup, title, timeout, search.choose)
+            redundant = run.redundant
+            search.analyse(run.trace, run.pending)
+            prefix = [step.thread for step in run.steps[:split_depth]]
+            mine = _owner(prefix, count) == index
+        result.runs += 1
+        length = max(length, len(run.steps))
+        if mine and not redundant:
+            result.schedules.append(tuple(step.thread for step in run.steps))
+        if mine and run.failure is not None:
+            from .reproduce import reproduce
+            kind, message = run.failure
+            steps = tuple(run.steps)
+            result.failure = Failure(kind, message, steps,
+                                     reproduce(setup, steps, kind, message, run))
+            break
+        if search is not None:
+
+            def foreign(depth: int, run: _Run = run) -> bool:
+                if depth < split_depth:
+                    return False
+                head = [step.thread for step in run.steps[:split_depth]]
+                return _owner(head, count) != index
+
+            if not search.backtrack(foreign):
+                result.exhausted = True
+                break
+    result.elapsed = time.monotonic() - started
+    return result

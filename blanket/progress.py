@@ -1,0 +1,245 @@
+"""Who can go on: the calls the scheduler can let go without their thread
+sleeping for ever, the sleeps that will end by themselves, and, when nothing
+can go on, who waits for whom.
+
+Everything here reads the real primitives' state with the scenario's lock
+held, while the workers that could change it are parked or asleep, so the
+answers do not race with them. The exploration (:mod:`blanket.explore`)
+uses it to know when a step is over and what may come next, and the
+deadlock report names the cycle from it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import TYPE_CHECKING, Any
+
+from .report import holdings
+from .signals import Signaled
+from .states import State
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core import ScenarioCore
+    from .transaction import Transaction
+
+_OWNER = re.compile(r"owner=(\d+)")
+
+
+def resource(primitive: Any) -> Any:
+    """What a call on *primitive* contends for: a ``Condition``'s lock when
+    that lock is a blanket primitive (acquiring either is the same thing),
+    else the primitive itself."""
+    user_lock = getattr(primitive, "_user_lock", None) if primitive._kind == "Condition" else None
+    return primitive if user_lock is None or not hasattr(user_lock, "_kind") else user_lock
+
+
+def name_of(primitive: Any) -> str:
+    """A primitive as schedules and deadlock reports name it: the name it
+    was given, else its label ("Lock 2": the scenario's second ``Lock``)."""
+    return str(primitive._name if primitive._name is not None else primitive._label)
+
+
+def _real_lock(primitive: Any) -> Any:
+    """The real lock an acquire of *primitive* takes."""
+    if primitive._kind == "Condition":
+        return primitive._real._lock._lock
+    return primitive._real
+
+
+def _free_for(lock: Any, thread: threading.Thread) -> bool:
+    """Whether *thread* would get the real *lock* without sleeping."""
+    if isinstance(lock, type(threading.Lock())):
+        return not lock.locked()
+    # An RLock tells its owner only in its repr (the same on 3.11 to 3.13).
+    match = _OWNER.search(repr(lock))
+    owner = int(match.group(1)) if match else 0
+    return owner in (0, thread.ident)
+
+
+def available(tx: Transaction) -> bool:
+    """Whether the parked call *tx*, let go now, would go through without
+    sleeping for ever (an acquire of something taken, an ``Event.wait`` on a
+    clear event, a re-acquire after ``Condition.wait`` of a taken lock)."""
+    primitive: Any = tx.primitive
+    name = tx.spec.name
+    kind = primitive._kind
+    if tx.state is State.STALLED:
+        return _free_for(_real_lock(primitive), tx.thread)
+    if name == "acquire":
+        if not tx.call_args()[0]:  # blocking=False never sleeps
+            return True
+        if kind in ("Semaphore", "BoundedSemaphore"):
+            return bool(primitive._real._value > 0)
+        return _free_for(_real_lock(primitive), tx.thread)
+    if kind == "Event" and name == "wait":
+        return bool(primitive._real.is_set())
+    return True
+
+
+def timed(tx: Transaction) -> bool:
+    """Whether *tx* has a finite timeout, so it cannot sleep for ever."""
+    timeout = tx.timeout
+    return timeout is not None and timeout.value is not None
+
+
+def enabled(core: ScenarioCore, tx: Transaction) -> bool:
+    """Whether letting the parked *tx* go lets its thread go on: it is
+    available, or it can time out (the exploration expires it then)."""
+    return tx.state is not State.BLOCKED and tx.state is not State.STALLED \
+        or available(tx) or timed(tx)
+
+
+def _sleepers(core: ScenarioCore, primitive: Any, name: str) -> int:
+    return sum(1 for tx in core.active if tx.primitive is primitive
+               and tx.spec.name == name and tx.state is State.WAITING)
+
+
+def wakes(core: ScenarioCore, tx: Transaction) -> bool:
+    """Whether *tx*, asleep inside the real primitive (``WAITING``), will
+    wake without another call: it has a deadline, or what it waits for has
+    happened (a ``Condition`` notified it, its lock was released, ...)."""
+    if tx._deadline is not None:
+        return True
+    primitive: Any = tx.primitive
+    name = tx.spec.name
+    kind = primitive._kind
+    if kind in ("Semaphore", "BoundedSemaphore"):
+        return bool(primitive._real._value > 0)
+    if name == "acquire":
+        return _free_for(_real_lock(primitive), tx.thread)
+    if kind == "Event":
+        return bool(primitive._real.is_set())
+    # Condition.wait and Barrier.wait sleep in a real Condition; notify takes
+    # a sleeper's lock off its list of waiters before waking it.
+    condition = primitive._real if kind == "Condition" else primitive._real._cond
+    return len(condition._waiters) < _sleepers(core, primitive, name)
+
+
+def live(core: ScenarioCore) -> list[threading.Thread]:
+    """The threads still to finish: managed ones, then others in a call."""
+    threads = [t for t in core.managed if not core.terminated(t)]
+    threads += [t for t, record in core.records.items()
+                if record.chain and t not in core.managed]
+    return threads
+
+
+def settled(core: ScenarioCore) -> bool:
+    """Whether every live thread is parked or asleep for good: nothing will
+    change until the scheduler acts."""
+    for thread in live(core):
+        chain = core.chain(thread)
+        if not chain:
+            return False  # running between calls, or not started yet
+        top = chain[-1]
+        if top._parked:
+            continue
+        if top.state is not State.WAITING or wakes(core, top):
+            return False
+    return True
+
+
+class Settled(Signaled):
+    """Signals once every live thread of the scenario is parked or asleep
+    for good (see :func:`settled`)."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        return settled(core)
+
+
+def choices(core: ScenarioCore) -> list[Transaction]:
+    """The parked calls the scheduler can let go, in thread order."""
+    found = []
+    for thread in live(core):
+        chain = core.chain(thread)
+        if chain and chain[-1]._parked and enabled(core, chain[-1]):
+            found.append(chain[-1])
+    return found
+
+
+def stuck_report(core: ScenarioCore) -> str:
+    """Why the live threads cannot go on, for a scenario where nothing can:
+    the wait-for cycle first ("A holds Lock 1 and waits for Lock 2; B holds
+    Lock 2 and waits for Lock 1"), then every other stuck thread."""
+    held = holdings(core)
+    labels = {id(p): name_of(p) for p in core.primitives}
+    owners: dict[int, threading.Thread] = {}
+    for thread, counts in held.items():
+        for key, count in counts.items():
+            if count > 0:
+                owners[key] = thread
+    resource_of = {id(p): id(resource(p)) for p in core.primitives}
+    holders = {resource_of.get(key, key): thread for key, thread in owners.items()}
+    waits: dict[threading.Thread, tuple[str, threading.Thread | None]] = {}
+    for thread in live(core):
+        chain = core.chain(thread)
+        if not chain:
+            continue
+        tx = chain[-1]
+        holder = holders.get(id(resource(tx.primitive)))
+        if tx.spec.name == "acquire" or tx.state is State.STALLED:
+            what = f"waits for {name_of(resource(tx.primitive))}"
+        else:
+            what = f"waits in {tx.spec.kind}.{tx.spec.name} on {name_of(tx.primitive)}"
+            holder = None
+        waits[thread] = (what, holder if holder is not thread else None)
+
+    def says(thread: threading.Thread) -> str:
+        owned = [labels[key] for key, count in held.get(thread, {}).items()
+                 if count > 0 and key in labels]
+        holds = f"holds {', '.join(owned)} and " if owned else ""
+        return f"{thread.name} {holds}{waits[thread][0]}"
+
+    cycle = _cycle(waits)
+    lines = []
+    if cycle:
+        lines.append("deadlock: " + "; ".join(says(t) for t in cycle))
+    rest = [says(t) for t in waits if t not in cycle]
+    if rest:
+        lines.append(("also stuck: " if cycle else "stuck, with nothing left to "
+                      "wake them: ") + "; ".join(rest))
+    return "\n".join(lines)
+
+
+def _cycle(waits: dict[threading.Thread, tuple[str, threading.Thread | None]]
+           ) -> list[threading.Thread]:
+    """The first cycle of the wait-for graph, from its earliest thread."""
+    for start in waits:
+        path: list[threading.Thread] = []
+        thread: threading.Thread | None = start
+        while thread is not None and thread not in path:
+            path.append(thread)
+            thread = waits.get(thread, ("", None))[1]
+        if thread is not None:
+            return path[path.index(thread):]
+    return []
+
+
+def abandon(core: ScenarioCore, threads: list[threading.Thread]) -> None:
+    """Give up on *threads* (lock held): their parked calls raise
+    :class:`~blanket.errors.Abandoned` and later calls go straight through,
+    and sleepers nothing will wake are woken so that they unwind too."""
+    core.abandoned.update(threads)
+    for thread in threads:
+        for tx in core.chain(thread):
+            if tx._parked:
+                core.release_park(tx)
+            elif tx.state is State.WAITING and not wakes(core, tx):
+                _wake(tx)
+    core.changed()
+
+
+def _wake(tx: Transaction) -> None:
+    """Wake a sleeper inside a real primitive as its own wake-up would."""
+    primitive: Any = tx.primitive
+    kind = primitive._kind
+    if kind == "Condition" or kind == "Barrier":
+        condition = primitive._real if kind == "Condition" else primitive._real._cond
+        if kind == "Barrier":
+            primitive._real._state = -2  # broken: its waiters raise BrokenBarrierError
+        while condition._waiters:
+            condition._waiters.popleft().release()
+    elif kind == "Event":
+        primitive._real.set()
