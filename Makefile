@@ -26,9 +26,11 @@ test: $(STAMP)
 	$(BIN)/python -m tests --typeguard
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_readme_testcase.py
 
-# Show plain threading vs blanket on a three-thread lock race.
+# Show plain threading vs blanket on a three-thread lock race, then
+# exploration finding five classic bugs.
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
+	$(BIN)/python examples/explore_bugs.py
 
 # Build the HTML documentation; any Sphinx warning is an error.
 docs: $(STAMP)
