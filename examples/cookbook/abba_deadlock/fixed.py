@@ -1,0 +1,21 @@
+"""Transfers between accounts that lock in one global order."""
+
+
+class Account:
+    """A balance guarded by its own *lock*."""
+
+    def __init__(self, number, lock, balance):
+        self.number = number
+        self.lock = lock
+        self.balance = balance
+
+
+def transfer(source, target, amount):
+    """Move *amount* from *source* to *target*, holding both locks."""
+    # Every transfer takes the lock of the lower-numbered account first, so
+    # no thread can hold the second lock while waiting for the first.
+    first, second = sorted((source, target), key=lambda account: account.number)
+    with first.lock:
+        with second.lock:
+            source.balance -= amount
+            target.balance += amount
