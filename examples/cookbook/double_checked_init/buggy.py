@@ -1,0 +1,34 @@
+"""Settings loaded on first use, published before they are loaded."""
+
+
+class Source:
+    """A settings file, read under its own *lock*."""
+
+    def __init__(self, lock, values):
+        self.lock = lock
+        self.values = values
+
+    def read(self):
+        """A copy of the settings."""
+        with self.lock:
+            return dict(self.values)
+
+
+class Settings:
+    """The settings of *source*, loaded by the first caller of :meth:`get`."""
+
+    def __init__(self, lock, source):
+        self.lock = lock
+        self.source = source
+        self.values = None
+
+    def get(self):
+        """The settings, loaded once."""
+        if self.values is None:  # first check, without the lock
+            with self.lock:
+                if self.values is None:  # second check, with it
+                    # Published while still empty: a reader that skips the
+                    # lock (first check) sees {} until the update is done.
+                    self.values = {}
+                    self.values.update(self.source.read())
+        return self.values
