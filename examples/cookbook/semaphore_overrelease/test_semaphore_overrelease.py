@@ -34,7 +34,8 @@ class OneSlotPool:
             # C gets a slot at once, or waits for B's.
             self.scenario.wait(acquire, blanket.Waiting(acquire))
             self.c_had_to_wait = acquire.state is blanket.State.WAITING
-            self.scenario.finish(B, C)
+            self.scenario.finish(B)
+            self.scenario.finish(C)
         return slots, A, B, C
 
 
