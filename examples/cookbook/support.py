@@ -19,16 +19,20 @@ class CookbookTestCase(blanket.ScenarioTestCase):
 
     def setUp(self) -> None:
         super().setUp()
-        #: What each worker's call returned or raised, by thread.
-        self.outcome: dict[threading.Thread, Any] = {}
+        self._outcomes: dict[threading.Thread, Any] = {}
+
+    @property
+    def outcome(self) -> dict[str, Any]:
+        """What each finished worker's call returned or raised, by thread name."""
+        return {thread.name: value for thread, value in self._outcomes.items()}
 
     def worker(self, call: Callable[..., Any], *args: Any) -> threading.Thread:
         """A managed thread ("A", "B", ...) running ``call(*args)``; what the
-        call returns or raises ends up in ``self.outcome[thread]``."""
+        call returns or raises ends up in ``self.outcome[name]``."""
         def run() -> None:
             thread = threading.current_thread()
             try:
-                self.outcome[thread] = call(*args)
+                self._outcomes[thread] = call(*args)
             except Exception as exc:  # the test checks it
-                self.outcome[thread] = exc
+                self._outcomes[thread] = exc
         return self.thread(run)

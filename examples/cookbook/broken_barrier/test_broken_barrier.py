@@ -52,12 +52,12 @@ class TestBuggySum(LateWorker, CookbookTestCase):
     def test_a_timeout_gives_wrong_totals(self):
         barrier, A, B, C = self.time_out()
         self.assertTimedOut(A, barrier.wait)
-        self.assertEqual(self.outcome, {A: 10, B: 10, C: 21})  # 21 is right
+        self.assertEqual(self.outcome, {"A": 10, "B": 10, "C": 21})  # 21 is right
 
     def test_an_abort_gives_wrong_totals(self):
         barrier, A, B, C = self.abort()
         self.assertCallRaised(B, barrier.wait, threading.BrokenBarrierError)
-        self.assertEqual(self.outcome, {A: 10, B: 10, C: None})
+        self.assertEqual(self.outcome, {"A": 10, "B": 10, "C": None})
 
 
 class TestFixedSum(LateWorker, CookbookTestCase):
@@ -66,8 +66,8 @@ class TestFixedSum(LateWorker, CookbookTestCase):
     def test_a_timeout_gives_no_total(self):
         barrier, A, B, C = self.time_out()
         self.assertTimedOut(A, barrier.wait)
-        self.assertEqual(self.outcome, {A: None, B: None, C: None})
+        self.assertEqual(self.outcome, {"A": None, "B": None, "C": None})
 
     def test_an_abort_gives_no_total(self):
         barrier, A, B, C = self.abort()
-        self.assertEqual(self.outcome, {A: None, B: None, C: None})
+        self.assertEqual(self.outcome, {"A": None, "B": None, "C": None})

@@ -28,7 +28,7 @@ class TestBuggyAccount(TwoWithdrawals, CookbookTestCase):
 
     def test_both_withdrawals_succeed_and_the_balance_goes_negative(self):
         account, A, B = self.withdraw_twice()
-        self.assertEqual(self.outcome, {A: True, B: True})
+        self.assertEqual(self.outcome, {"A": True, "B": True})
         self.assertEqual(account.balance, -60)
         self.assertAcquiredOrder(account.lock, [A, B, B, A])
 
@@ -38,6 +38,6 @@ class TestFixedAccount(TwoWithdrawals, CookbookTestCase):
 
     def test_the_second_withdrawal_is_refused(self):
         account, A, B = self.withdraw_twice()
-        self.assertEqual(self.outcome, {A: True, B: False})
+        self.assertEqual(self.outcome, {"A": True, "B": False})
         self.assertEqual(account.balance, 20)
         self.assertAcquiredOrder(account.lock, [A, B])

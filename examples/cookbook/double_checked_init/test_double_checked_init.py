@@ -37,8 +37,8 @@ class TestBuggySettings(ReadWhileLoading, CookbookTestCase):
 
     def test_the_second_reader_finds_the_settings_empty(self):
         settings, A, B = self.read_while_loading()
-        self.assertEqual(self.outcome[A], "blue")
-        self.assertIsInstance(self.outcome[B], KeyError)
+        self.assertEqual(self.outcome["A"], "blue")
+        self.assertIsInstance(self.outcome["B"], KeyError)
         self.assertAcquiredOrder(settings.lock, [A])  # B never took the lock
 
 
@@ -47,5 +47,5 @@ class TestFixedSettings(ReadWhileLoading, CookbookTestCase):
 
     def test_the_second_reader_waits_for_the_settings(self):
         settings, A, B = self.read_while_loading()
-        self.assertEqual(self.outcome, {A: "blue", B: "blue"})
+        self.assertEqual(self.outcome, {"A": "blue", "B": "blue"})
         self.assertAcquiredOrder(settings.lock, [A, B])

@@ -18,8 +18,8 @@ class TestBuggyQueue(CookbookTestCase):
                 C = self.worker(queue.get)  # ...while C comes along
                 self.scenario.finish(C)     # and takes "job 1".
             # Leaving the cycle lets A go on.
-        self.assertEqual(self.outcome[C], "job 1")
-        self.assertIsInstance(self.outcome[A], IndexError)  # pop from empty list
+        self.assertEqual(self.outcome["C"], "job 1")
+        self.assertIsInstance(self.outcome["A"], IndexError)  # pop from empty list
 
 
 class TestFixedQueue(CookbookTestCase):
@@ -36,6 +36,6 @@ class TestFixedQueue(CookbookTestCase):
             D = self.worker(queue.put, "job 2")
             with self.scenario.api(condition).cycle(A, D):
                 pass
-        self.assertEqual(self.outcome[C], "job 1")
-        self.assertEqual(self.outcome[A], "job 2")
+        self.assertEqual(self.outcome["C"], "job 1")
+        self.assertEqual(self.outcome["A"], "job 2")
         self.assertCallOrder(condition.wait, [A, A])

@@ -28,11 +28,11 @@ class TestBuggyPrinter(BusyPrinter, CookbookTestCase):
     def test_a_prints_anyway_and_b_fails_to_release(self):
         printer, A, B = self.time_out_while_busy()
         self.assertTimedOut(A, printer.lock.acquire)
-        self.assertEqual(self.outcome[A], True)
+        self.assertEqual(self.outcome["A"], True)
         self.assertEqual(printer.pages, ["report 1", "report 2", "memo 1"])
         # A let go of the lock B held, so B's own release finds it unlocked.
         self.assertCallRaised(B, printer.lock.release, RuntimeError)
-        self.assertIsInstance(self.outcome[B], RuntimeError)
+        self.assertIsInstance(self.outcome["B"], RuntimeError)
 
 
 class TestFixedPrinter(BusyPrinter, CookbookTestCase):
@@ -41,5 +41,5 @@ class TestFixedPrinter(BusyPrinter, CookbookTestCase):
     def test_a_reports_the_printer_busy(self):
         printer, A, B = self.time_out_while_busy()
         self.assertTimedOut(A, printer.lock.acquire)
-        self.assertEqual(self.outcome, {A: False, B: True})
+        self.assertEqual(self.outcome, {"A": False, "B": True})
         self.assertEqual(printer.pages, ["report 1", "report 2"])

@@ -37,4 +37,4 @@ class TestFixedMailbox(CookbookTestCase):
         with self.scenario:
             self.scenario.finish(B)
             self.scenario.finish(A)
-        self.assertEqual(self.outcome[A], "hello")
+        self.assertEqual(self.outcome["A"], "hello")

@@ -44,7 +44,7 @@ class TestBuggyPoolPlainSemaphore(OneSlotPool, CookbookTestCase):
 
     def test_the_pool_grows(self):
         slots, A, B, C = self.fail_then_share()
-        self.assertEqual(self.outcome, {A: False, B: True, C: True})
+        self.assertEqual(self.outcome, {"A": False, "B": True, "C": True})
         self.assertCallOrder(slots.release, [A, A, B, C])  # two releases by A
         self.assertFalse(self.c_had_to_wait)  # B and C ran at once in a pool of one
 
@@ -55,7 +55,7 @@ class TestBuggyPoolBoundedSemaphore(OneSlotPool, CookbookTestCase):
     def test_the_second_release_raises(self):
         slots, A, B, C = self.fail_then_share()
         self.assertCallRaised(A, slots.release, ValueError)
-        self.assertIsInstance(self.outcome[A], ValueError)
+        self.assertIsInstance(self.outcome["A"], ValueError)
         self.assertTrue(self.c_had_to_wait)  # the pool kept its size
 
 
@@ -64,6 +64,6 @@ class TestFixedPool(OneSlotPool, CookbookTestCase):
 
     def test_c_waits_for_the_slot(self):
         slots, A, B, C = self.fail_then_share()
-        self.assertEqual(self.outcome, {A: False, B: True, C: True})
+        self.assertEqual(self.outcome, {"A": False, "B": True, "C": True})
         self.assertCallOrder(slots.release, [A, B, C])
         self.assertTrue(self.c_had_to_wait)
