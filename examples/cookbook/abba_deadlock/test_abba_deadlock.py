@@ -9,9 +9,6 @@ from . import buggy, fixed
 class OppositeTransfers:
     """What both versions share: the accounts, the threads and the script."""
 
-    # A deadlock is a hang: blanket reports it once this bound is hit.
-    stall_timeout = 1.0
-
     def start(self, module):
         x = module.Account(1, self.scenario.Lock(), balance=100)
         y = module.Account(2, self.scenario.Lock(), balance=100)
@@ -31,6 +28,9 @@ class OppositeTransfers:
 
 
 class TestBuggyTransfers(OppositeTransfers, CookbookTestCase):
+    # A deadlock is a hang: blanket reports it once this bound is hit.
+    stall_timeout = 1.0
+
     def test_the_transfers_deadlock(self):
         x, y, A, B = self.start(buggy)
         with self.scenario:
