@@ -7,12 +7,12 @@ class ParallelSum:
     """Each worker sums one part of *parts*; after *barrier* every worker
     reads the total."""
 
-    def __init__(self, barrier, parts):
+    def __init__(self, barrier: threading.Barrier, parts: list[list[int]]) -> None:
         self.barrier = barrier
         self.parts = parts
         self.sums = [0] * len(parts)
 
-    def work(self, index):
+    def work(self, index: int) -> int | None:
         """Sum part *index*, wait for the other parts, return the total, or
         ``None`` when the barrier broke (a timeout or an abort)."""
         self.sums[index] = sum(self.parts[index])

@@ -1,14 +1,16 @@
 """A bank account whose withdraw checks and acts under two separate locks."""
 
+import threading
+
 
 class Account:
     """A balance guarded by *lock*."""
 
-    def __init__(self, lock, balance):
+    def __init__(self, lock: threading.Lock, balance: int) -> None:
         self.lock = lock
         self.balance = balance
 
-    def withdraw(self, amount):
+    def withdraw(self, amount: int) -> bool:
         """Take *amount* out if the balance covers it; say whether it did."""
         with self.lock:
             enough = self.balance >= amount

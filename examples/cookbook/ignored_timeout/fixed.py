@@ -1,15 +1,17 @@
 """A printer shared by threads, whose lock is taken with a timeout that is
 checked."""
 
+import threading
+
 
 class Printer:
     """Prints whole documents, one at a time, under *lock*."""
 
-    def __init__(self, lock):
+    def __init__(self, lock: threading.Lock) -> None:
         self.lock = lock
-        self.pages = []
+        self.pages: list[str] = []
 
-    def print_document(self, name, pages):
+    def print_document(self, name: str, pages: int) -> bool:
         """Print *pages* pages of *name* without interleaving; say whether
         it printed."""
         if not self.lock.acquire(timeout=1.0):
