@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo docs lint matrix stress dist smoke clean
+.PHONY: test demo docs lint matrix stress dist smoke cookbook clean
 
 # Create the virtual environment and install blanket with the [dev] extra;
 # redone whenever the packaging files change.
@@ -38,7 +38,7 @@ docs: $(STAMP)
 
 # Style, import order and strict typing checks.
 lint: $(STAMP)
-	$(BIN)/python -m ruff check blanket tests stress
+	$(BIN)/python -m ruff check blanket tests stress examples/cookbook
 	$(BIN)/python -m mypy
 
 # The interpreter matrix: the pyenv builds of 3.11, 3.12 and 3.13, and
@@ -75,6 +75,13 @@ matrix: $(foreach v,$(MATRIX),.venv-$(v)/.installed)
 STRESS_RUNS ?= 1000
 stress: .venv-3.13t/.installed
 	.venv-3.13t/bin/python -m stress --runs $(STRESS_RUNS) --load
+
+# The cookbook of concurrency bugs (examples/cookbook), each buggy and fixed
+# version under its test: on 3.11 (.venv) and on the free-threaded 3.13t.
+COOKBOOK_TESTS := -m unittest discover -s examples/cookbook -t examples
+cookbook: $(STAMP) .venv-3.13t/.installed
+	$(BIN)/python $(COOKBOOK_TESTS)
+	.venv-3.13t/bin/python $(COOKBOOK_TESTS)
 
 # An sdist and a wheel in dist/.
 dist: $(STAMP)

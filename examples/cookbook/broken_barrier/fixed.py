@@ -1,0 +1,23 @@
+"""A parallel sum whose workers give up on a broken barrier."""
+
+import threading
+
+
+class ParallelSum:
+    """Each worker sums one part of *parts*; after *barrier* every worker
+    reads the total."""
+
+    def __init__(self, barrier: threading.Barrier, parts: list[list[int]]) -> None:
+        self.barrier = barrier
+        self.parts = parts
+        self.sums = [0] * len(parts)
+
+    def work(self, index: int) -> int | None:
+        """Sum part *index*, wait for the other parts, return the total, or
+        ``None`` when the barrier broke (a timeout or an abort)."""
+        self.sums[index] = sum(self.parts[index])
+        try:
+            self.barrier.wait(timeout=5.0)
+        except threading.BrokenBarrierError:
+            return None  # some part is missing: there is no total
+        return sum(self.sums)

@@ -1,0 +1,2 @@
+"""An ignored timeout: ``lock.acquire(timeout=...)`` returned False, and the
+code went into the critical section anyway."""

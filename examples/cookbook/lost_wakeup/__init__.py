@@ -1,0 +1,2 @@
+"""Lost wakeup: a notify sent before anyone waits wakes nobody, and the
+consumer that waits afterwards sleeps forever."""

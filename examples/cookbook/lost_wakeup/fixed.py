@@ -1,0 +1,25 @@
+"""A one-message mailbox whose reader waits for the message itself."""
+
+import threading
+
+
+class Mailbox:
+    """Hands one message from a writer to a reader, under *condition*."""
+
+    def __init__(self, condition: threading.Condition) -> None:
+        self.condition = condition
+        self.message: str | None = None
+
+    def put(self, message: str) -> None:
+        """Leave *message* and wake the reader."""
+        with self.condition:
+            self.message = message
+            self.condition.notify()
+
+    def get(self) -> str | None:
+        """Wait for the message and return it."""
+        with self.condition:
+            # Waits only while there is nothing to read (and not at all if
+            # the message came first).
+            self.condition.wait_for(lambda: self.message is not None)
+            return self.message

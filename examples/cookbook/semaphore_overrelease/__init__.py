@@ -1,0 +1,2 @@
+"""A semaphore released too often: a plain Semaphore quietly grows the pool,
+a BoundedSemaphore raises where the extra release happens."""
