@@ -41,13 +41,11 @@ class PrimitiveAPI:
         Naming a primitive drops its masquerade: its ``repr`` and every
         report show the name instead. Set ``None`` to masquerade again.
         """
-        return self._primitive._name
+        return self._primitive.name
 
     @name.setter
     def name(self, value: str | None) -> None:
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"a primitive's name is a str or None, not {value!r}")
-        self._primitive._name = value
+        self._primitive.name = value
 
     def _label(self) -> str:
         return self._primitive._core.label(self._primitive)

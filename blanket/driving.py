@@ -479,12 +479,21 @@ def settle(core: ScenarioCore, thread: threading.Thread) -> None:
 
 # -- park, skip and finish ---------------------------------------------------------
 
-def _groups(args: tuple[object, ...], who: str) -> list[tuple[threading.Thread, list[object]]]:
-    """Split ``thread, method, ..., thread, method, ...`` into groups."""
+def _require_entered(core: ScenarioCore, who: str) -> None:
+    """Refuse a script step outside the scenario: no thread parks there."""
+    if not core.regulated:
+        raise RuntimeError(f"{who} needs the scenario {core.name!r} entered "
+                           "(inside 'with scenario:')")
+
+
+def _groups(args: tuple[object, ...], who: str, *, repeats: bool = False
+            ) -> list[tuple[threading.Thread, list[object]]]:
+    """Split ``thread, method, ..., thread, method, ...`` into groups (a
+    thread may come back in a later group only with *repeats*)."""
     groups: list[tuple[threading.Thread, list[object]]] = []
     for arg in args:
         if isinstance(arg, threading.Thread):
-            if any(thread is arg for thread, _ in groups):
+            if not repeats and any(thread is arg for thread, _ in groups):
                 raise ValueError(f"{who}: thread {arg.name!r} is named twice")
             groups.append((arg, []))
         elif not groups:
@@ -509,17 +518,21 @@ def _expect_method(core: ScenarioCore, thread: threading.Thread, method: object,
 def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
     """Drive the given calls to their ends, side by side."""
     dispatch = Dispatch(core)
-    for tx in txs:
-        driver = Driver(core, tx.thread)
-        driver._target = tx
-        dispatch.add(driver.finish())
-    for _ in dispatch:
-        pass
+    try:
+        for tx in txs:
+            driver = Driver(core, tx.thread)
+            driver._target = tx
+            dispatch.add(driver.finish())
+        for _ in dispatch:
+            pass
+    finally:  # a stall leaves no driver claiming its thread
+        dispatch.close()
 
 
 def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.park``: see :meth:`blanket.Scenario.park`."""
+    _require_entered(core, "park")
     groups = _groups(args, "park")
     parked = {}
     for thread, methods in groups:
@@ -537,14 +550,15 @@ def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
 def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.skip``: see :meth:`blanket.Scenario.skip`."""
-    groups = _groups(args, "skip")
+    _require_entered(core, "skip")
+    calls = [(thread, method) for thread, methods in _groups(args, "skip", repeats=True)
+             for method in methods]
     last = {}
-    for thread, methods in groups:
-        for index, method in enumerate(methods):
-            tx = _expect_method(core, thread, method, "skip")
-            tx.unblock()
-            if index < len(methods) - 1:
-                run_to_end(core, [tx])
+    for index, (thread, method) in enumerate(calls):
+        tx = _expect_method(core, thread, method, "skip")
+        tx.unblock()
+        if any(later is thread for later, _ in calls[index + 1:]):
+            run_to_end(core, [tx])
         last[thread] = tx
     if wait:
         run_to_end(core, last.values())
@@ -553,9 +567,13 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
 
 def finish(core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
     """``scenario.finish``: see :meth:`blanket.Scenario.finish`."""
+    _require_entered(core, "finish")
     dispatch = Dispatch(core)
-    for thread in threads:
-        dispatch.add(Driver(core, thread).finish())
-    for driver in dispatch:
-        if driver.state != Driver.TERMINATED:
-            driver.finish()
+    try:
+        for thread in threads:
+            dispatch.add(Driver(core, thread).finish())
+        for driver in dispatch:
+            if driver.state != Driver.TERMINATED:
+                driver.finish()
+    finally:  # a stall leaves no driver claiming its thread
+        dispatch.close()

@@ -90,6 +90,20 @@ class Primitive:
             return type(self)
         return type(real)
 
+    @property
+    def name(self) -> str | None:
+        """The name reports use for this primitive (``None``: its label).
+        Setting one trades the masquerade's ``repr`` for
+        ``<blanket.Lock 'name' unlocked>``; the same as
+        ``scenario.api(p).name``."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"a primitive's name is a str or None, not {value!r}")
+        self._name = value
+
     def __getattr__(self, name: str) -> Any:
         # What the standard library reaches for behind a primitive's back
         # (_at_fork_reinit, _is_owned, _cond, ...) is the real primitive's.

@@ -151,10 +151,17 @@ class Scenario:
         It starts when the scenario is entered, or at once if it already is,
         and is joined when the scenario exits.
         """
+        return self._thread(target, args, kwargs, None)
+
+    def _thread(self, target: Callable[..., Any], args: tuple[Any, ...],
+                kwargs: dict[str, Any], name: str | None) -> threading.Thread:
+        """``thread``, named *name* before it can start."""
         if not callable(target):
             raise TypeError(f"scenario.thread needs a callable target, not {target!r}")
         core = self._core
         thread = ManagedThread(core, target, args, kwargs)
+        if name is not None:
+            thread.name = name
         with core.lock:
             core.managed[thread] = None
             start = core.regulated

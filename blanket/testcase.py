@@ -62,9 +62,7 @@ class ScenarioTestCase(unittest.TestCase):
         """A managed thread running ``target(*args, **kwargs)``, named "A",
         "B", "C", ... in creation order (rename it at will)."""
         scenario = self.scenario
-        thread = scenario.thread(target, *args, **kwargs)
-        thread.name = next(self._blanket_names)
-        return thread
+        return scenario._thread(target, args, kwargs, next(self._blanket_names))
 
     # -- exploration and deadlocks ----------------------------------------------
 

@@ -27,7 +27,7 @@ def format_timeline(log: Iterable[Transaction],
     """The calls of *log* in order, one column per thread (the *threads*
     given first, then the others as they appear)."""
     entries = list(log)
-    columns = list(threads)
+    columns = list(dict.fromkeys(threads))  # a thread named twice gets one column
     for tx in entries:
         if tx.thread not in columns:
             columns.append(tx.thread)
