@@ -5,9 +5,12 @@ library only."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dis
+import doctest
 import importlib
 import inspect
+import io
 import json
 import subprocess
 import sys
@@ -630,4 +633,20 @@ class StandardLibraryOnly(unittest.TestCase):
         self.assertEqual(outside, [])
 
 
-# -- the how-to page ---------------------------------------------------------------------
+# -- the how-to pages ----------------------------------------------------------------
+
+
+class HowToPages(unittest.TestCase):
+    """The examples of the injection and injector how-to pages run as written."""
+
+    PAGES = ("injection.rst", "injector.rst")
+
+    def test_examples(self) -> None:
+        for page in self.PAGES:
+            path = ROOT / "docs" / "howto" / page
+            output = io.StringIO()
+            with self.subTest(page=page), contextlib.redirect_stdout(output):
+                result = doctest.testfile(str(path), module_relative=False,
+                                          optionflags=doctest.ELLIPSIS)
+            self.assertEqual(result.failed, 0, output.getvalue())
+            self.assertGreater(result.attempted, 10, page)
