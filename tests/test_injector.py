@@ -12,6 +12,7 @@ import importlib
 import inspect
 import io
 import json
+import marshal
 import subprocess
 import sys
 import textwrap
@@ -551,7 +552,6 @@ class RoundTrip(unittest.TestCase):
              "import marshal, sys; sys.stdout.buffer.write(marshal.dumps("
              f"compile({source!r}, 'nocolumns', 'exec')))"],
             capture_output=True, timeout=60, check=True)
-        import marshal
         code = marshal.loads(done.stdout)
         self.assertTrue(any(position[0] is not None and position[2] is None
                             for position in code.co_positions()))
