@@ -95,11 +95,10 @@ class Location:
         *skip* and *after* as for :meth:`text`), or the one at byte offset
         *bytecode* as :mod:`dis` shows it."""
         if isinstance(bytecode, int):
-            starts = _offsets(function)
-            if bytecode not in starts:
+            index = _offsets(function).get(bytecode)
+            if index is None:
                 raise ValueError(f"no instruction of {_name(function)} starts at "
                                  f"offset {bytecode}")
-            index = starts.index(bytecode)
             return cls(function, index, index + 1)
         first = 0 if after is None else after.stop
         matches = [index for index, instruction in enumerate(_instructions(function))
@@ -266,13 +265,15 @@ def _instructions(function: _Function) -> list[Instruction]:
     return Assembly.of(_plain(function).__code__).instructions
 
 
-def _offsets(function: _Function) -> list[int]:
-    """The byte offset of each instruction, as :mod:`dis` shows it."""
-    offsets, previous = [], None
+def _offsets(function: _Function) -> dict[int, int]:
+    """Each instruction's index by its byte offsets as :mod:`dis` shows them:
+    that of its first ``EXTENDED_ARG`` prefix, if any, and its own."""
+    offsets: dict[int, int] = {}
+    index = 0
     for instruction in dis.get_instructions(_plain(function)):
-        if previous != "EXTENDED_ARG":
-            offsets.append(instruction.offset)
-        previous = instruction.opname
+        offsets[instruction.offset] = index
+        if instruction.opname != "EXTENDED_ARG":
+            index += 1
     return offsets
 
 

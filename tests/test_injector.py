@@ -187,16 +187,16 @@ class Bytecodes(unittest.TestCase):
                 Location.bytecode(two_stores, bad)
 
     def test_by_offset_with_extended_args(self) -> None:
-        # 300 locals: stores past the 256th need an EXTENDED_ARG prefix, and
-        # such an instruction starts where its first prefix does.
+        # 300 locals: stores past the 256th need an EXTENDED_ARG prefix; the
+        # offset of the prefix and the one dis shows for the opcode itself
+        # both name the instruction.
         body = "".join(f"    v{n} = {n}\n" for n in range(300))
         many = without_source(f"def many():\n{body}    return v299\n", "many")
         shown = list(dis.get_instructions(many))
         prefix = next(n for n, i in enumerate(shown) if i.opname == "EXTENDED_ARG")
         location = Location.bytecode(many, shown[prefix].offset)
         self.assertEqual(names(many)[location.start], shown[prefix + 1].opname)
-        with self.assertRaises(ValueError):
-            Location.bytecode(many, shown[prefix + 1].offset)  # inside the instruction
+        self.assertEqual(Location.bytecode(many, shown[prefix + 1].offset), location)
         hits: list[int] = []
         self.assertEqual(inject_call(lambda: hits.append(1), location)(), 299)
         self.assertEqual(hits, [1])
