@@ -282,6 +282,9 @@ def _run(setup: Setup, name: str, timeout: float,
         run.failure = ("stall", str(error))
         run.abort()
         return run
+    except BaseException:  # the search gave up (a setup not deterministic): tear down
+        run.abort()
+        raise
     run.finish()
     return run
 
