@@ -4,10 +4,12 @@ each kind of failure, the primitives' calls as choices, and the results
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import threading
 import unittest
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import blanket
@@ -17,6 +19,7 @@ from blanket.explore import Exploration, Failure, Step
 from .support import quiet_thread_errors, unchecked
 
 BOUND = 5.0  # every wait of these tests ends well within it
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "exploration.rst"
 
 Invariant = Callable[[], None]
 
@@ -187,6 +190,31 @@ class DepthFirst(unittest.TestCase):
         result = explore(independent)
         self.assertTrue(result.exhausted)
         self.assertEqual(result.count, 1)
+
+    def test_a_race_with_a_thread_not_yet_enabled_goes_back_through_its_enabler(
+            self) -> None:
+        def gated(scenario: Scenario) -> None:
+            lock, gate = scenario.Lock(), scenario.Event()
+
+            def section() -> None:
+                with lock:
+                    pass
+
+            def after_the_gate() -> None:
+                gate.wait()
+                section()
+
+            scenario.thread(section)
+            scenario.thread(after_the_gate)
+            scenario.thread(gate.set)
+
+        result = explore(gated)
+        self.assertTrue(result.exhausted)
+        # B's section races with A's, but B can only go once C opened the
+        # gate: the reversed order is reached by choosing C first.
+        self.assertEqual(result.count, 2)
+        self.assertEqual({s.index("A") < s.index("B", s.index("C")) for s in result.schedules},
+                         {True, False})
 
     def test_no_threads_is_one_empty_schedule(self) -> None:
         result = explore(no_threads)
@@ -577,6 +605,15 @@ class Results(unittest.TestCase):
     def test_explore_is_exported(self) -> None:
         for name in ("explore", "Exploration", "Failure", "Step", "Abandoned"):
             self.assertIn(name, blanket.__all__)
+
+
+class DocsPage(unittest.TestCase):
+    def test_the_examples_of_the_exploration_page_run(self) -> None:
+        with quiet_thread_errors():
+            failed, attempted = doctest.testfile(
+                str(PAGE), module_relative=False, optionflags=doctest.ELLIPSIS)
+        self.assertGreater(attempted, 20)
+        self.assertEqual(failed, 0)
 
 
 if __name__ == "__main__":  # pragma: no cover
