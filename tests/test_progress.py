@@ -60,9 +60,8 @@ class StuckReport(blanket.ScenarioTestCase):
         with scenario:
             scenario.skip(a, first.acquire)
             scenario.skip(b, second.acquire)
-            scenario.wait(Parked(a), Parked(b), Parked(c))
-            scenario.wait(Parked(a))
-            scenario.wait(Parked(b))
+            for thread in (a, b, c):
+                scenario.wait(Parked(thread))
             self.assertEqual(report(scenario),
                              "deadlock: A holds Lock 1 and waits for Lock 2; "
                              "B holds Lock 2 and waits for Lock 1\n"
@@ -133,7 +132,7 @@ class StuckReport(blanket.ScenarioTestCase):
             tx = scenario.skip(a, ready.wait)[a]
             scenario.wait(Waiting(tx))
             scenario.skip(b, ready.acquire, ready.notify)
-            scenario.wait(Stalled(tx), Parked(b))
+            scenario.wait(Stalled(tx))
             scenario.wait(Parked(b))
             self.assertEqual(report(scenario),
                              "stuck, with nothing left to wake them: "
@@ -155,7 +154,7 @@ class Wakes(blanket.ScenarioTestCase):
 
     stall_timeout = BOUND
 
-    def test_semaphore_lock_and_event_sleepers(self) -> None:
+    def test_semaphore_lock_and_event(self) -> None:
         scenario = self.scenario
         slots, lock, event = scenario.Semaphore(0), scenario.Lock(), scenario.Event()
         a = self.thread(slots.acquire)
@@ -164,24 +163,22 @@ class Wakes(blanket.ScenarioTestCase):
         raw_lock = scenario.raw(lock)
         raw_lock.acquire()
         with scenario:
-            sleepers = [scenario.skip(a, slots.acquire)[a], scenario.skip(b, lock.acquire)[b],
-                        scenario.skip(c, event.wait)[c]]
-            scenario.wait(*(Waiting(tx) for tx in sleepers))
-            for tx in sleepers:
-                scenario.wait(Waiting(tx))
-            self.assertEqual([wakes(scenario, tx) for tx in sleepers], [False] * 3)
+            # Asked of the parked calls: would they wake if they slept now?
+            calls = scenario.park(a, slots.acquire, b, lock.acquire, c, event.wait)
+            parked = [calls[a], calls[b], calls[c]]
             self.assertEqual(len(scenario.wait(progress.Settled())), 1)
+            self.assertEqual([wakes(scenario, tx) for tx in parked], [False] * 3)
             scenario.raw(slots).release()
             raw_lock.release()
             scenario.raw(event).set()
-            self.assertEqual([wakes(scenario, tx) for tx in sleepers], [True] * 3)
-            for tx in sleepers:
-                scenario.wait(tx)
-        self.assertTrue(all(tx.result for tx in sleepers))
+            self.assertEqual([wakes(scenario, tx) for tx in parked], [True] * 3)
+            scenario.finish(a, b, c)
+        self.assertTrue(all(tx.result for tx in parked))
 
     def test_condition_sleepers(self) -> None:
         scenario = self.scenario
         ready = scenario.Condition()
+        core = scenario._core
 
         def wait(timeout: float | None) -> None:
             with ready:
@@ -197,9 +194,11 @@ class Wakes(blanket.ScenarioTestCase):
                 scenario.wait(Waiting(sleepers[-1]))
             # B's wait has a deadline: it ends by itself.
             self.assertEqual([wakes(scenario, tx) for tx in sleepers], [False, True])
-            with scenario.raw(ready):
-                scenario.raw(ready).notify()
-            self.assertTrue(wakes(scenario, sleepers[0]))
+            # Notified, A stays WAITING until it gets the scenario's lock.
+            with core.lock:
+                with scenario.raw(ready):
+                    scenario.raw(ready).notify()
+                self.assertTrue(progress.wakes(core, sleepers[0]))
             scenario.wait(Stalled(sleepers[0]))
             scenario.finish(a)
             with scenario.raw(ready):
