@@ -72,11 +72,15 @@ class Step:
     #: Threads that went on by themselves after this step, with where they
     #: stopped: ``"parked"`` (or finished) or ``"waiting"``.
     settled: tuple[tuple[str, str], ...] = ()
+    #: Whether the call's timeout was disregarded (it could succeed): the
+    #: exploration never waits for a timeout to run out.
+    disregarded: bool = False
 
     def __str__(self) -> str:
         expired = " (expired)" if self.expired else ""
+        disregarded = " (timeout disregarded)" if self.disregarded else ""
         resume = " resumes" if self.state == "STALLED" else ""
-        return f"{self.thread}: {self.primitive} {self.call}{resume}{expired}"
+        return f"{self.thread}: {self.primitive} {self.call}{resume}{expired}{disregarded}"
 
 
 @dataclass
@@ -204,8 +208,13 @@ class _Run:
             before = self._observe()
             state = tx.state
             expired = state is State.BLOCKED and not progress.available(tx)
+            # A timed call that can succeed is let go as if it had no timeout:
+            # a real timeout running out would make the run depend on time.
+            disregarded = state is State.BLOCKED and not expired and progress.timed(tx)
         if expired:
             tx.expire()
+        elif disregarded:
+            tx.disregard()
         if state is State.STALLED:
             tx.unstall()
         else:
@@ -224,7 +233,7 @@ class _Run:
             if t.name in dict(moved) and self.threads.index(t) != option.thread)))
         self.steps.append(Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
                                progress.name_of(tx.primitive), state.name, expired,
-                               tuple(moved)))
+                               tuple(moved), disregarded))
 
     def finish(self) -> None:
         """Nothing can be let go: tear down, and say what went wrong."""
@@ -282,6 +291,9 @@ def _run(setup: Setup, name: str, timeout: float,
         run.failure = ("stall", str(error))
         run.abort()
         return run
+    except BaseException:  # the search gave up (a setup not deterministic): tear down
+        run.abort()
+        raise
     run.finish()
     return run
 

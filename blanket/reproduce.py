@@ -43,6 +43,8 @@ def _step_lines(step: Step, names: dict[str, str]) -> list[str]:
     lines = []
     if step.expired:
         lines.append(f"scenario.api({primitive}).expire({method}, {thread})")
+    elif step.disregarded:
+        lines.append(f"scenario.api({primitive}).disregard({method}, {thread})")
     waits_here = any(who == thread and where == "waiting" for who, where in step.settled)
     if step.state == "STALLED":
         lines.append(f"scenario.api({primitive}).unstall({method}, {thread})")

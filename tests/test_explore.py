@@ -1,0 +1,620 @@
+"""blanket.explore: its arguments, the three strategies and their bounds,
+each kind of failure, the primitives' calls as choices, and the results
+(Exploration, Failure, Step) as they print."""
+
+from __future__ import annotations
+
+import doctest
+import itertools
+import threading
+import unittest
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import blanket
+from blanket import Scenario
+from blanket.explore import Exploration, Failure, Step
+
+from .support import quiet_thread_errors, unchecked
+
+BOUND = 5.0  # every wait of these tests ends well within it
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "exploration.rst"
+
+Invariant = Callable[[], None]
+
+
+# -- setups ---------------------------------------------------------------------------
+
+def two_sections(scenario: Scenario) -> None:
+    """Two threads, each taking one lock twice: several orders, several
+    of them with preemptions."""
+    lock = scenario.Lock()
+
+    def twice() -> None:
+        for _ in range(2):
+            with lock:
+                pass
+
+    scenario.thread(twice)
+    scenario.thread(twice)
+
+
+def racing_counter(scenario: Scenario) -> Invariant:
+    """A read and a write in two critical sections: some orders lose an update."""
+    lock = scenario.Lock()
+    count = [0]
+
+    def increment() -> None:
+        with lock:
+            seen = count[0]
+        with lock:
+            count[0] = seen + 1
+
+    scenario.thread(increment)
+    scenario.thread(increment)
+
+    def both_counted() -> None:
+        assert count[0] == 2, f"lost an update: count {count[0]}"
+    return both_counted
+
+
+def no_threads(scenario: Scenario) -> Invariant:
+    scenario.Lock()
+    return lambda: None
+
+
+def one_thread_no_invariant(scenario: Scenario) -> None:
+    lock = scenario.Lock()
+    scenario.thread(lock.acquire)
+
+
+def raising(scenario: Scenario) -> None:
+    lock = scenario.Lock()
+
+    def fail() -> None:
+        with lock:
+            raise KeyError("boom")
+
+    scenario.thread(fail)
+
+
+def timed_acquire(scenario: Scenario) -> Invariant:
+    """B's acquire has a timeout: with A holding the lock it expires."""
+    lock = scenario.Lock()
+    got: list[bool] = []
+
+    def hold() -> None:
+        with lock:
+            pass
+
+    def try_to_take() -> None:
+        if lock.acquire(timeout=BOUND):
+            got.append(True)
+            lock.release()
+        else:
+            got.append(False)
+
+    scenario.thread(hold)
+    scenario.thread(try_to_take)
+
+    def took_it() -> None:
+        assert got == [True], f"the timed acquire gave {got}"
+    return took_it
+
+
+def explore(setup: Callable[[Scenario], Any], **options: Any) -> Exploration:
+    options.setdefault("timeout", BOUND)
+    with quiet_thread_errors():
+        return blanket.explore(setup, **options)
+
+
+def failure_of(result: Exploration) -> Failure:
+    assert result.failure is not None, result
+    return result.failure
+
+
+# -- arguments ------------------------------------------------------------------------
+
+class Arguments(unittest.TestCase):
+    def assert_refused(self, says: str, **options: Any) -> None:
+        with self.assertRaises(ValueError) as caught, unchecked():
+            blanket.explore(two_sections, **options)
+        self.assertIn(says, str(caught.exception))
+
+    def test_bad_values_are_refused_before_any_run(self) -> None:
+        self.assert_refused("strategy 'bfs': expected one of dfs, random, pct", strategy="bfs")
+        self.assert_refused("max_schedules=0: expected at least 1", max_schedules=0)
+        self.assert_refused("max_preemptions=-1: expected 0 or more", max_preemptions=-1)
+        self.assert_refused("depth=0: expected at least 1", depth=0)
+
+    def test_bad_shards_are_refused(self) -> None:
+        for shard in ("1", "a/2", "1/2/3", ""):
+            with self.subTest(shard=shard):
+                self.assert_refused(f"shard {shard!r}: expected 'i/n'", shard=shard)
+        for shard in ("0/2", "3/2", (0, 1), (2, 1), "1/0"):
+            with self.subTest(shard=shard):
+                self.assert_refused("expected 1 <= i <= n", shard=shard)
+
+    def test_shards_as_strings_and_tuples_agree(self) -> None:
+        whole = explore(two_sections)
+        as_text = explore(two_sections, shard="1/1")
+        as_tuple = explore(two_sections, shard=(1, 1))
+        self.assertEqual(as_text.schedules, whole.schedules)
+        self.assertEqual(as_tuple.schedules, whole.schedules)
+        halves = [explore(two_sections, shard=(i, 2), split_depth=2) for i in (1, 2)]
+        self.assertEqual(sorted(halves[0].schedules + halves[1].schedules),
+                         sorted(whole.schedules))
+        self.assertTrue(all(half.exhausted for half in halves))
+
+
+# -- strategies and bounds ----------------------------------------------------------------
+
+class DepthFirst(unittest.TestCase):
+    def test_every_order_of_dependent_calls_is_run_once(self) -> None:
+        result = explore(two_sections)
+        self.assertTrue(result.ok)
+        self.assertTrue(result.exhausted)
+        self.assertEqual(result.strategy, "dfs")
+        self.assertEqual(result.count, len(result.schedules))
+        self.assertEqual(result.count, 6)  # the ways to interleave AA with BB
+        self.assertGreaterEqual(result.runs, result.count)
+        self.assertEqual(sorted({"".join(s).replace("A", "").replace("B", "") for s in
+                                 result.schedules}), [""])
+
+    def test_max_schedules_stops_the_search(self) -> None:
+        result = explore(two_sections, max_schedules=2)
+        self.assertTrue(result.ok)
+        self.assertFalse(result.exhausted)
+        self.assertEqual(result.count, 2)
+        self.assertNotIn("the whole space", str(result))
+
+    def test_max_preemptions_bounds_the_search(self) -> None:
+        unbounded = explore(two_sections)
+        none = explore(two_sections, max_preemptions=0)
+        one = explore(two_sections, max_preemptions=1)
+        self.assertTrue(none.exhausted)
+        self.assertLess(none.count, one.count)
+        self.assertLess(one.count, unbounded.count)
+        self.assertTrue(set(none.schedules) <= set(one.schedules) <= set(unbounded.schedules))
+        # Without preemptions a thread runs until it finishes.
+        for schedule in none.schedules:
+            self.assertEqual(len([n for n, (a, b) in enumerate(itertools.pairwise(schedule))
+                                  if a != b]), 1, schedule)
+
+    def test_calls_on_different_primitives_are_run_in_one_order(self) -> None:
+        def independent(scenario: Scenario) -> None:
+            for _ in range(3):
+                scenario.thread(scenario.Lock().acquire)
+
+        result = explore(independent)
+        self.assertTrue(result.exhausted)
+        self.assertEqual(result.count, 1)
+
+    def test_a_race_with_a_thread_not_yet_enabled_goes_back_through_its_enabler(
+            self) -> None:
+        def gated(scenario: Scenario) -> None:
+            lock, gate = scenario.Lock(), scenario.Event()
+
+            def section() -> None:
+                with lock:
+                    pass
+
+            def after_the_gate() -> None:
+                gate.wait()
+                section()
+
+            scenario.thread(section)
+            scenario.thread(after_the_gate)
+            scenario.thread(gate.set)
+
+        result = explore(gated)
+        self.assertTrue(result.exhausted)
+        # B's section races with A's, but B can only go once C opened the
+        # gate: the reversed order is reached by choosing C first.
+        self.assertEqual(result.count, 2)
+        self.assertEqual({s.index("A") < s.index("B", s.index("C")) for s in result.schedules},
+                         {True, False})
+
+    def test_no_threads_is_one_empty_schedule(self) -> None:
+        result = explore(no_threads)
+        self.assertTrue(result.ok)
+        self.assertTrue(result.exhausted)
+        self.assertEqual(result.schedules, [()])
+
+    def test_a_setup_may_return_no_invariant(self) -> None:
+        result = explore(one_thread_no_invariant)
+        self.assertTrue(result.ok, result)
+        self.assertEqual(result.schedules, [("A",)])
+
+    def test_a_setup_that_is_not_deterministic_is_refused(self) -> None:
+        runs = itertools.count()
+        threads: list[threading.Thread] = []
+
+        def changing(scenario: Scenario) -> None:
+            first, second = scenario.Lock(), scenario.Lock()
+
+            def section(lock: Any) -> None:
+                with lock:
+                    pass
+
+            threads.append(scenario.thread(section, first))
+            # The second run's B takes another lock than the first run's.
+            threads.append(scenario.thread(section, first if next(runs) == 0 else second))
+
+        with self.assertRaises(RuntimeError) as caught:
+            explore(changing)
+        self.assertIn("not deterministic", str(caught.exception))
+        self.assertIn("at step 1", str(caught.exception))
+        # The run it gave up on is torn down: no thread is left parked.
+        for thread in threads:
+            thread.join(BOUND)
+            self.assertFalse(thread.is_alive(), thread)
+
+
+class RandomAndPCT(unittest.TestCase):
+    def test_the_same_seed_gives_the_same_schedules(self) -> None:
+        for strategy in ("random", "pct"):
+            with self.subTest(strategy):
+                first = explore(two_sections, strategy=strategy, seed=3, max_schedules=8)
+                again = explore(two_sections, strategy=strategy, seed=3, max_schedules=8)
+                self.assertEqual(first.strategy, strategy)
+                self.assertEqual(first.schedules, again.schedules)
+                self.assertEqual(len(first.schedules), 8)
+                self.assertEqual(first.runs, 8)
+                self.assertFalse(first.exhausted)
+                self.assertTrue(first.ok)
+
+    def test_seeds_vary_the_schedules(self) -> None:
+        for strategy in ("random", "pct"):
+            with self.subTest(strategy):
+                seen = {tuple(explore(two_sections, strategy=strategy, seed=seed,
+                                      max_schedules=4).schedules) for seed in range(4)}
+                self.assertGreater(len(seen), 1)
+
+    def test_pct_with_depth_one_keeps_its_priorities(self) -> None:
+        result = explore(two_sections, strategy="pct", depth=1, max_schedules=4, seed=1)
+        # Without change points the highest priority thread runs to its end.
+        for schedule in result.schedules:
+            self.assertIn(schedule, {("A",) * 4 + ("B",) * 4, ("B",) * 4 + ("A",) * 4})
+
+    def test_random_search_finds_a_lost_update(self) -> None:
+        failure = failure_of(explore(racing_counter, strategy="random", seed=0))
+        self.assertEqual(failure.kind, "invariant")
+        self.assertIn("lost an update: count 1", failure.message)
+
+    def test_random_shards_split_the_runs_by_number(self) -> None:
+        whole = explore(two_sections, strategy="random", max_schedules=6)
+        parts = [explore(two_sections, strategy="random", max_schedules=6, shard=f"{i}/2")
+                 for i in (1, 2)]
+        self.assertEqual([len(p.schedules) for p in parts], [3, 3])
+        self.assertEqual(parts[0].schedules + parts[1].schedules,
+                         [s for n, s in enumerate(whole.schedules) if n % 2 == 0]
+                         + [s for n, s in enumerate(whole.schedules) if n % 2 == 1])
+
+
+# -- failures -------------------------------------------------------------------------------
+
+class Failures(unittest.TestCase):
+    def test_a_failing_invariant(self) -> None:
+        result = explore(racing_counter)
+        failure = failure_of(result)
+        self.assertFalse(result.ok)
+        self.assertEqual(failure.kind, "invariant")
+        self.assertIn("the invariant failed", failure.message)
+        self.assertIn("AssertionError: lost an update: count 1", failure.message)
+        self.assertEqual(result.schedules[-1], tuple(step.thread for step in failure.schedule))
+        self.assertIn("invariant()", failure.source)
+
+    def test_a_worker_exception(self) -> None:
+        failure = failure_of(explore(raising))
+        self.assertEqual(failure.kind, "exception")
+        self.assertIn("thread A raised:", failure.message)
+        self.assertIn("KeyError: 'boom'", failure.message)
+        self.assertEqual([str(step) for step in failure.schedule],
+                         ["A: Lock 1 Lock.acquire", "A: Lock 1 Lock.release"])
+
+    def test_a_deadlock(self) -> None:
+        def abba(scenario: Scenario) -> None:
+            first, second = scenario.Lock(), scenario.Lock()
+
+            def forwards() -> None:
+                with first, second:
+                    pass
+
+            def backwards() -> None:
+                with second, first:
+                    pass
+
+            scenario.thread(forwards)
+            scenario.thread(backwards)
+
+        failure = failure_of(explore(abba))
+        self.assertEqual(failure.kind, "deadlock")
+        self.assertEqual(failure.message, "deadlock: A holds Lock 1 and waits for Lock 2; "
+                                          "B holds Lock 2 and waits for Lock 1")
+
+    def test_a_thread_stalled_outside_blanket(self) -> None:
+        gate = threading.Event()  # a raw event: blanket does not see it
+        threads: list[threading.Thread] = []
+
+        def stalling(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+
+            def wait_at_the_gate() -> None:
+                with lock:
+                    pass
+                gate.wait(BOUND)
+
+            threads.append(scenario.thread(wait_at_the_gate))
+
+        try:
+            failure = failure_of(explore(stalling, timeout=0.05))
+        finally:
+            gate.set()
+        self.assertEqual(failure.kind, "stall")
+        self.assertIn("stalled", failure.message)
+        self.assertIn("running, not inside a blanket call", failure.message)
+        # The step after which A ran off is the last one that settled.
+        self.assertEqual([str(step) for step in failure.schedule], ["A: Lock 1 Lock.acquire"])
+        threads[0].join(BOUND)
+        self.assertFalse(threads[0].is_alive())
+
+    def test_a_deadlocked_thread_that_does_not_end_when_abandoned(self) -> None:
+        gate = threading.Event()
+        threads: list[threading.Thread] = []
+
+        def self_deadlock(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+
+            def twice() -> None:
+                try:
+                    with lock, lock:
+                        pass
+                finally:  # unwinding from Abandoned, it still waits
+                    gate.wait(BOUND)
+
+            threads.append(scenario.thread(twice))
+
+        try:
+            failure = failure_of(explore(self_deadlock, timeout=0.05))
+        finally:
+            gate.set()
+        self.assertEqual(failure.kind, "deadlock")
+        self.assertEqual(failure.message, "stuck, with nothing left to wake them: "
+                                          "A holds Lock 1 and waits for Lock 1")
+        threads[0].join(BOUND)
+        self.assertFalse(threads[0].is_alive())
+
+    def test_the_first_failure_ends_the_search(self) -> None:
+        result = explore(racing_counter)
+        self.assertFalse(result.exhausted)
+        self.assertIn("a failure: invariant:", str(result))
+
+
+# -- the primitives' calls as choices -------------------------------------------------------
+
+class Primitives(unittest.TestCase):
+    def test_a_timed_call_that_cannot_succeed_is_expired(self) -> None:
+        failure = failure_of(explore(timed_acquire))
+        self.assertEqual(failure.kind, "invariant")
+        expired = [step for step in failure.schedule if step.expired]
+        self.assertEqual([str(step) for step in expired],
+                         ["B: Lock 1 Lock.acquire (expired)"])
+        self.assertIn("scenario.api(lock_1).expire(lock_1.acquire, B)", failure.source)
+
+    def test_a_timed_wait_is_explored_without_sleeping_out_its_timeout(self) -> None:
+        results: list[bool] = []
+
+        def timed_wait(scenario: Scenario) -> None:
+            ready = scenario.Condition()
+
+            def wait() -> None:
+                with ready:
+                    results.append(ready.wait(60))
+
+            def notify() -> None:
+                with ready:
+                    ready.notify()
+
+            scenario.thread(wait)
+            scenario.thread(notify)
+
+        result = explore(timed_wait, max_schedules=20, timeout=0.5)
+        # The wait notified in time is one of the orders run; none slept.
+        self.assertIn(True, results)
+        failure = failure_of(result)  # notified before it waits: it would hang
+        self.assertEqual(failure.kind, "deadlock")
+        step = next(step for step in failure.schedule if step.call == "Condition.wait")
+        self.assertTrue(step.disregarded)
+        self.assertEqual(str(step), "A: Condition 1 Condition.wait (timeout disregarded)")
+        self.assertIn("scenario.api(condition_1).disregard(condition_1.wait, A)",
+                      failure.source)
+
+    def test_semaphore(self) -> None:
+        def two_of_three(scenario: Scenario) -> None:
+            slots = scenario.Semaphore(2)
+            for _ in range(3):
+                scenario.thread(slots.acquire)
+
+        failure = failure_of(explore(two_of_three))
+        self.assertEqual(failure.kind, "deadlock")
+        self.assertEqual(len(failure.schedule), 2)
+        self.assertIn("stuck, with nothing left to wake them: "
+                      "C waits for Semaphore 1", failure.message)
+
+    def test_rlock_is_reentrant_for_its_owner_only(self) -> None:
+        def reentrant(scenario: Scenario) -> None:
+            lock = scenario.RLock()
+
+            def nested() -> None:
+                with lock, lock:
+                    pass
+
+            scenario.thread(nested)
+            scenario.thread(nested)
+
+        result = explore(reentrant)
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted)
+        # The owner's nested acquire is a choice; the other's acquire is not
+        # until the lock is free again: whole sections in either order.
+        self.assertEqual(sorted(result.schedules), [tuple("AAAABBBB"), tuple("BBBBAAAA")])
+
+    def test_event_wait_is_a_choice_only_once_set(self) -> None:
+        def signal(scenario: Scenario) -> None:
+            event = scenario.Event()
+            scenario.thread(event.wait)
+            scenario.thread(event.set)
+
+        result = explore(signal)
+        self.assertTrue(result.ok, result)
+        self.assertEqual(result.schedules, [("B", "A")])
+
+    def test_a_stuck_barrier_is_reported_and_broken(self) -> None:
+        def three_parties_two_come(scenario: Scenario) -> None:
+            barrier = scenario.Barrier(3)
+            scenario.thread(barrier.wait)
+            scenario.thread(barrier.wait)
+
+        result = explore(three_parties_two_come)
+        failure = failure_of(result)
+        self.assertEqual(failure.kind, "deadlock")
+        self.assertEqual(failure.message, "stuck, with nothing left to wake them: "
+                                          "A waits in Barrier.wait on Barrier 1; "
+                                          "B waits in Barrier.wait on Barrier 1")
+
+    def test_a_barrier_that_fills(self) -> None:
+        def two_parties(scenario: Scenario) -> None:
+            barrier = scenario.Barrier(2)
+            scenario.thread(barrier.wait)
+            scenario.thread(barrier.wait)
+
+        result = explore(two_parties)
+        self.assertTrue(result.ok, result)
+        self.assertEqual(sorted(result.schedules), [("A", "B"), ("B", "A")])
+
+    def test_condition_over_an_rlock(self) -> None:
+        def hand_over(scenario: Scenario) -> Invariant:
+            ready = scenario.Condition(scenario.RLock())
+            box: list[int] = []
+
+            def take() -> None:
+                with ready:
+                    while not box:
+                        ready.wait()
+                    box.pop()
+
+            def put() -> None:
+                with ready:
+                    box.append(1)
+                    ready.notify()
+
+            scenario.thread(take)
+            scenario.thread(put)
+
+            def taken() -> None:
+                assert box == [], box
+            return taken
+
+        result = explore(hand_over)
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted)
+        resumed = [s for s in result.schedules if s[:2] == ("A", "A")]
+        self.assertTrue(resumed)
+
+    def test_a_nonblocking_acquire_is_always_a_choice(self) -> None:
+        got: list[bool] = []
+
+        def try_lock(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+
+            def hold() -> None:
+                with lock:
+                    pass
+
+            def attempt() -> None:
+                got.append(lock.acquire(False))
+                if got[-1]:
+                    lock.release()
+
+            scenario.thread(hold)
+            scenario.thread(attempt)
+
+        result = explore(try_lock)
+        self.assertTrue(result.ok, result)
+        self.assertIn(False, got)
+
+    def test_threads_the_code_under_test_starts(self) -> None:
+        def spawning(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+
+            def section() -> None:
+                with lock:
+                    pass
+
+            def spawn() -> None:
+                helper = threading.Thread(target=section, name="helper")
+                helper.start()
+                # Not to end before the helper is inside its first call: the
+                # scheduler only sees threads it did not make while they are.
+                scenario.wait(helper, timeout=BOUND)
+                section()
+
+            scenario.thread(spawn)
+
+        result = explore(spawning)
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted)
+        self.assertGreater(result.count, 1)
+
+
+# -- the results -----------------------------------------------------------------------
+
+class Results(unittest.TestCase):
+    def test_step_prints_thread_primitive_call(self) -> None:
+        self.assertEqual(str(Step("A", "Lock.acquire", "Lock 1", "BLOCKED")),
+                         "A: Lock 1 Lock.acquire")
+        self.assertEqual(str(Step("B", "Lock.acquire", "Lock 1", "BLOCKED", expired=True)),
+                         "B: Lock 1 Lock.acquire (expired)")
+        self.assertEqual(str(Step("C", "Condition.wait", "ready", "STALLED")),
+                         "C: ready Condition.wait resumes")
+
+    def test_failure_prints_its_kind_message_and_numbered_steps(self) -> None:
+        failure = Failure("deadlock", "deadlock: cycle", (
+            Step("A", "Lock.acquire", "Lock 1", "BLOCKED"),
+            Step("B", "Lock.acquire", "Lock 2", "BLOCKED")))
+        self.assertEqual(str(failure), "deadlock: deadlock: cycle\nschedule:\n"
+                                       "  1. A: Lock 1 Lock.acquire\n"
+                                       "  2. B: Lock 2 Lock.acquire")
+        self.assertEqual(failure.source, "")
+
+    def test_exploration_counts_distinct_schedules(self) -> None:
+        result = Exploration("random", schedules=[("A", "B"), ("A", "B"), ("B", "A")],
+                             elapsed=0.25)
+        self.assertEqual(result.count, 2)
+        self.assertTrue(result.ok)
+        self.assertEqual(str(result),
+                         "random: 2 distinct schedule(s) in 0.25 s; no failure")
+        result.exhausted = True
+        self.assertIn("2 distinct schedule(s), the whole space in", str(result))
+        result.failure = Failure("stall", "stalled", ())
+        self.assertFalse(result.ok)
+        self.assertTrue(str(result).endswith("; a failure: stall: stalled\nschedule:\n"))
+
+    def test_explore_is_exported(self) -> None:
+        for name in ("explore", "Exploration", "Failure", "Step", "Abandoned"):
+            self.assertIn(name, blanket.__all__)
+
+
+class DocsPage(unittest.TestCase):
+    def test_the_examples_of_the_exploration_page_run(self) -> None:
+        with quiet_thread_errors():
+            failed, attempted = doctest.testfile(
+                str(PAGE), module_relative=False, optionflags=doctest.ELLIPSIS)
+        self.assertGreater(attempted, 20)
+        self.assertEqual(failed, 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    unittest.main()
