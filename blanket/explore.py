@@ -29,6 +29,7 @@ search run disjoint sets of schedules that together are the whole search.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 import traceback
@@ -75,6 +76,12 @@ class Step:
     #: Whether the call's timeout was disregarded (it could succeed): the
     #: exploration never waits for a timeout to run out.
     disregarded: bool = False
+
+    @property
+    def mark(self) -> str:
+        """The step in a schedule: the thread's name, with ``*`` when the call
+        was made to time out."""
+        return self.thread + "*" * self.expired
 
     def __str__(self) -> str:
         expired = " (expired)" if self.expired else ""
@@ -141,11 +148,31 @@ class Exploration:
 
 @dataclass
 class _Option:
-    """A parked call the scheduler may let go."""
+    """A parked call the scheduler may let go, and how: ``"go"``, or for a
+    call whose outcome depends on time, ``"wait"`` (as if it had no
+    timeout: what it waits for comes in time) or ``"expire"`` (its timeout
+    runs out now)."""
 
     thread: int
     key: str
     tx: Transaction
+    how: str = "go"
+
+    @property
+    def choice(self) -> int:
+        """The option's number in the search: two per thread."""
+        return 2 * self.thread + (self.how == "expire")
+
+
+def _hows(tx: Transaction) -> tuple[str, ...]:
+    """The ways the parked *tx* can be let go (none while it would sleep for ever)."""
+    if tx.state is not State.BLOCKED:
+        return ("go",) if tx.state is not State.STALLED or progress.available(tx) else ()
+    available = progress.available(tx)
+    if not progress.timed(tx):
+        return ("go",) if available else ()
+    sleeps = tx.spec.name == "wait" and tx.primitive._kind in ("Condition", "Barrier")
+    return ("go",) if available and not sleeps else ("wait", "expire")
 
 
 def _key(tx: Transaction) -> str:
@@ -170,8 +197,10 @@ class _Run:
         self.trace: list[tuple[int, str, tuple[int, ...]]] = []
         #: Every parked thread's call, by thread number, at the last settle.
         self.pending: dict[int, str] = {}
-        #: Whether the run was cut short as one already covered.
+        #: Whether the run was cut short as one already covered, or as one
+        #: that cannot happen (a call let go to wait "in time" waits for ever).
         self.redundant = False
+        self.disregarded: set[Transaction] = set()
 
     def _index(self, thread: Any) -> int:
         if thread not in self.threads:  # a thread the code under test started
@@ -194,12 +223,10 @@ class _Run:
         core = self.core
         core.wait([(None, progress.Settled())], None)
         with core.lock:
-            self.pending = {
-                self._index(thread): _key(chain[-1])
-                for thread in progress.live(core)
-                if (chain := core.chain(thread)) and chain[-1]._parked}
-            return [_Option(self._index(tx.thread), _key(tx), tx)
-                    for tx in progress.choices(core)]
+            parked = progress.parked(core)
+            self.pending = {self._index(tx.thread): _key(tx) for tx in parked}
+            return [_Option(self._index(tx.thread), _key(tx), tx, how)
+                    for tx in parked for how in _hows(tx)]
 
     def step(self, option: _Option) -> None:
         """Let *option*'s call go, and wait until nothing moves again."""
@@ -207,19 +234,24 @@ class _Run:
         with self.core.lock:
             before = self._observe()
             state = tx.state
-            expired = state is State.BLOCKED and not progress.available(tx)
-            # A timed call that can succeed is let go as if it had no timeout:
-            # a real timeout running out would make the run depend on time.
-            disregarded = state is State.BLOCKED and not expired and progress.timed(tx)
+        # A real timeout never runs: the run would depend on time.
+        expired, disregarded = option.how == "expire", option.how == "wait"
         if expired:
             tx.expire()
         elif disregarded:
             tx.disregard()
+            self.disregarded.add(tx)
         if state is State.STALLED:
             tx.unstall()
         else:
             tx.unblock()
-        self.core.wait([(None, progress.Settled())], None)
+        step = Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
+                    progress.name_of(tx.primitive), state.name, expired, (), disregarded)
+        try:
+            self.core.wait([(None, progress.Settled())], None)
+        except StallError:
+            self.steps.append(step)  # the step after which a thread ran off
+            raise
         with self.core.lock:
             after = self._observe()
             moved = []
@@ -231,24 +263,26 @@ class _Run:
         self.trace.append((option.thread, option.key, tuple(
             self.threads.index(t) for t in self.threads
             if t.name in dict(moved) and self.threads.index(t) != option.thread)))
-        self.steps.append(Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
-                               progress.name_of(tx.primitive), state.name, expired,
-                               tuple(moved), disregarded))
+        self.steps.append(dataclasses.replace(step, settled=tuple(moved)))
 
     def finish(self) -> None:
         """Nothing can be let go: tear down, and say what went wrong."""
         core = self.core
         with core.lock:
             remaining = progress.live(core)
-            if remaining:
+            if any(tx in self.disregarded and tx.state is State.WAITING
+                   for thread in remaining for tx in core.chain(thread)):
+                # Its timeout would have run out: the "expire" run covers this.
+                self.redundant = True
+            elif remaining:
                 self.failure = ("deadlock", progress.stuck_report(core))
-                progress.abandon(core, remaining)
+            progress.abandon(core, remaining)
         try:
             self.scenario.__exit__(None, None, None)
         except StallError as error:
             self.failure = self.failure or ("stall", str(error))
             return
-        if self.failure is None:
+        if self.failure is None and not self.redundant:
             for thread in self.threads:
                 if thread in core.errors:
                     trace = "".join(traceback.format_exception(core.errors[thread])).rstrip()
@@ -304,26 +338,28 @@ def _run(setup: Setup, name: str, timeout: float,
 class _Node:
     """A state of the depth-first search, where one call was chosen."""
 
-    enabled: list[tuple[int, str]]
+    enabled: list[tuple[int, str]]  # (option number, primitive)
     pending: dict[int, str]  # every parked thread's call, enabled or not
-    sleep: dict[int, str]
-    previous: int | None
+    sleep: dict[int, str]  # option number -> primitive
+    previous: int | None  # the thread that went last
     preemptions: int
     choice: int = -1
     backtrack: list[int] = field(default_factory=list)
     done: list[int] = field(default_factory=list)
 
-    def cost(self, thread: int) -> int:
-        """1 if choosing *thread* preempts the thread that went last."""
-        return int(self.previous in self.pending and self.previous != thread
-                   and any(t == self.previous for t, _ in self.enabled))
+    def cost(self, choice: int) -> int:
+        """1 if taking option *choice* preempts the thread that went last."""
+        return int(self.previous != choice // 2
+                   and any(c // 2 == self.previous for c, _ in self.enabled))
 
-    def key(self, thread: int) -> str:
-        return self.pending[thread]
+    def key(self, choice: int) -> str:
+        return self.pending[choice // 2]
 
     def want(self, thread: int) -> None:
-        if thread not in self.backtrack:
-            self.backtrack.append(thread)
+        """Explore *thread*'s options here too."""
+        for choice, _ in self.enabled:
+            if choice // 2 == thread and choice not in self.backtrack:
+                self.backtrack.append(choice)
 
 
 class _DepthFirst:
@@ -344,7 +380,7 @@ class _DepthFirst:
         return self.bound is None or node.preemptions + node.cost(thread) <= self.bound
 
     def choose(self, depth: int, options: list[_Option], run: _Run) -> int | None:
-        enabled = [(o.thread, o.key) for o in options]
+        enabled = [(o.choice, o.key) for o in options]
         pending = run.pending
         if depth < len(self.stack):
             node = self.stack[depth]
@@ -359,18 +395,19 @@ class _DepthFirst:
             if parent is not None:
                 chosen = parent.key(parent.choice)
                 carried = {**parent.sleep, **{t: parent.key(t) for t in parent.done}}
-                sleep = {t: key for t, key in carried.items()
-                         if key != chosen and t != parent.choice}
-                previous = parent.choice
+                sleep = {c: key for c, key in carried.items()
+                         if key != chosen and c // 2 != parent.choice // 2}
+                previous = parent.choice // 2
                 preemptions = parent.preemptions + parent.cost(parent.choice)
             node = _Node(enabled, dict(pending), sleep, previous, preemptions)
-            candidates = [t for t, _ in enabled if t not in sleep and self._allowed(node, t)]
+            candidates = [c for c, _ in enabled if c not in sleep and self._allowed(node, c)]
             if not candidates:
                 return None  # every order from here was run already
-            node.choice = previous if previous in candidates else candidates[0]
+            going_on = [c for c in candidates if c // 2 == previous]
+            node.choice = (going_on or candidates)[0]
             node.backtrack.append(node.choice)
             self.stack.append(node)
-        return next(n for n, o in enumerate(options) if o.thread == node.choice)
+        return next(n for n, o in enumerate(options) if o.choice == node.choice)
 
     def analyse(self, steps: list[tuple[int, str, tuple[int, ...]]],
                 final: dict[int, str]) -> None:
@@ -411,7 +448,7 @@ class _DepthFirst:
     def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]], i: int, k: int,
                  thread: int, own: dict[int, int]) -> None:
         node = self.stack[i]
-        enabled = [t for t, _ in node.enabled]
+        enabled = [c // 2 for c, _ in node.enabled]
         if thread in enabled:
             node.want(thread)
             return
@@ -431,10 +468,10 @@ class _DepthFirst:
             node = self.stack[depth]
             node.done.append(node.choice)
             if not skip(depth):
-                for thread in node.backtrack:
-                    if thread not in node.done and thread not in node.sleep \
-                            and self._allowed(node, thread):
-                        node.choice = thread
+                for choice in node.backtrack:
+                    if choice not in node.done and choice not in node.sleep \
+                            and self._allowed(node, choice):
+                        node.choice = choice
                         return True
             self.stack.pop()
         return False
@@ -460,7 +497,9 @@ def _pct_chooser(rng: random.Random, depth: int, length: int
         if step in changes:
             priorities[options[best].thread] = changes[step]
             best = max(range(len(options)), key=lambda n: priorities[options[n].thread])
-        return best
+        # A call that depends on time: waiting and expiring are equally likely.
+        ways = [n for n, option in enumerate(options) if option.thread == options[best].thread]
+        return ways[rng.randrange(len(ways))]
     return choose
 
 
@@ -533,12 +572,12 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             run = _run(setup, title, timeout, search.choose)
             redundant = run.redundant
             search.analyse(run.trace, run.pending)
-            prefix = [step.thread for step in run.steps[:split_depth]]
+            prefix = [step.mark for step in run.steps[:split_depth]]
             mine = _owner(prefix, count) == index
         result.runs += 1
         length = max(length, len(run.steps))
         if mine and not redundant:
-            result.schedules.append(tuple(step.thread for step in run.steps))
+            result.schedules.append(tuple(step.mark for step in run.steps))
         if mine and run.failure is not None:
             from .reproduce import reproduce
             kind, message = run.failure
@@ -551,7 +590,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             def foreign(depth: int, run: _Run = run) -> bool:
                 if depth < split_depth:
                     return False
-                head = [step.thread for step in run.steps[:split_depth]]
+                head = [step.mark for step in run.steps[:split_depth]]
                 return _owner(head, count) != index
 
             if not search.backtrack(foreign):

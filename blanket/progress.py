@@ -149,14 +149,15 @@ class Settled(Signaled):
         return settled(core)
 
 
+def parked(core: ScenarioCore) -> list[Transaction]:
+    """The live threads' parked calls, in thread order."""
+    return [chain[-1] for thread in live(core)
+            if (chain := core.chain(thread)) and chain[-1]._parked]
+
+
 def choices(core: ScenarioCore) -> list[Transaction]:
     """The parked calls the scheduler can let go, in thread order."""
-    found = []
-    for thread in live(core):
-        chain = core.chain(thread)
-        if chain and chain[-1]._parked and enabled(core, chain[-1]):
-            found.append(chain[-1])
-    return found
+    return [tx for tx in parked(core) if enabled(core, tx)]
 
 
 def stuck_report(core: ScenarioCore) -> str:

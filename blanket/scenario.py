@@ -226,9 +226,9 @@ class Scenario:
             found: list[Primitive] = [p for p in self._core.primitives
                      if label in (p._name, p._label)]
         if len(found) != 1:
-            problem = "no" if not found else f"{len(found)}"
-            raise LookupError(f"{problem} primitive of scenario {self.name!r} "
-                              f"is named or labelled {label!r}")
+            problem = "no primitive" if not found else f"{len(found)} primitives"
+            raise LookupError(f"{problem} of scenario {self.name!r} "
+                              f"named or labelled {label!r}")
         return found[0]
 
     def api(self, primitive: Primitive) -> PrimitiveAPI:

@@ -13,11 +13,14 @@ from __future__ import annotations
 import threading
 import unittest
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import blanket
 from blanket import State, Transaction
+from blanket.primitives import _WaitLock
 
+from .support import unchecked
 from .test_primitives_support import (
     COND_WAIT,
     PLAIN,
@@ -668,3 +671,24 @@ class BarrierAction(ScriptedTestCase):
 
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()
+
+
+class SecondSleep(unittest.TestCase):
+    """A Barrier.wait can sleep twice in one call (the barrier was draining
+    when it came, then its own turn): the second sleep changes no state, but
+    whoever watches the sleepers (Settled, assertNoDeadlock) must look again.
+    Which sleep comes second depends on thread timing, so the hook is driven
+    directly here."""
+
+    def test_a_second_sleep_is_announced(self) -> None:
+        changes: list[int] = []
+        core = SimpleNamespace(lock=threading.Lock(), changed=lambda: changes.append(1),
+                               current=lambda owner, name: SimpleNamespace(
+                                   state=State.WAITING))
+        lock = threading.Lock()
+        with unchecked():
+            hook = _WaitLock(SimpleNamespace(_core=core), lock)  # type: ignore[arg-type]
+        lock.acquire()
+        hook._release_save()
+        self.assertFalse(lock.locked())
+        self.assertEqual(changes, [1])

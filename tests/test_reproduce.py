@@ -48,20 +48,34 @@ def only_problem(result: unittest.TestResult) -> str:
     return problems[0][1]
 
 
-def timed_wait_notified_too_early(scenario: Scenario) -> None:
-    """A notify before the wait, whose timeout would have ended it."""
+def _timed_wait(scenario: Scenario, expected: bool) -> Callable[[], None]:
     ready = scenario.Condition()
+    woken: list[bool] = []
 
     def wait() -> None:
         with ready:
-            ready.wait(60)
+            woken.append(ready.wait(60))
 
     def notify() -> None:
         with ready:
             ready.notify()
 
-    scenario.thread(notify)
     scenario.thread(wait)
+    scenario.thread(notify)
+
+    def as_expected() -> None:
+        assert woken == [expected], woken
+    return as_expected
+
+
+def timed_wait_that_must_not_time_out(scenario: Scenario) -> Callable[[], None]:
+    """A wait whose timeout running out breaks the invariant."""
+    return _timed_wait(scenario, True)
+
+
+def timed_wait_that_must_time_out(scenario: Scenario) -> Callable[[], None]:
+    """A wait whose being notified in time breaks the invariant."""
+    return _timed_wait(scenario, False)
 
 
 def broken_invariant(scenario: Scenario) -> Callable[[], None]:
@@ -119,14 +133,27 @@ class GeneratedSource(unittest.TestCase):
         self.assertIn("IndexError", only_problem(replay(
             failure.source, raise_in_a_wait=raise_in_a_wait)))
 
-    def test_a_disregarded_timeout_replays(self) -> None:
-        failure = failure_of(timed_wait_notified_too_early)
-        self.assertEqual(failure.kind, "deadlock")
-        self.assertIn("scenario.api(condition_1).disregard(condition_1.wait, B)",
+    def test_an_expired_timeout_replays(self) -> None:
+        setup = timed_wait_that_must_not_time_out
+        failure = failure_of(setup)
+        self.assertEqual(failure.kind, "invariant")
+        self.assertEqual([step.mark for step in failure.schedule][:2], ["A", "A*"])
+        self.assertIn("scenario.api(condition_1).expire(condition_1.wait, A)",
                       failure.source)
-        problem = only_problem(replay(
-            failure.source, timed_wait_notified_too_early=timed_wait_notified_too_early))
-        self.assertIn("B waits in Condition.wait on Condition 1", problem)
+        problem = only_problem(replay(failure.source, **{setup.__name__: setup}))
+        self.assertIn("[False]", problem)
+
+    def test_a_disregarded_timeout_replays(self) -> None:
+        setup = timed_wait_that_must_time_out
+        failure = failure_of(setup)
+        self.assertEqual(failure.kind, "invariant")
+        step = next(step for step in failure.schedule if step.call == "Condition.wait")
+        self.assertTrue(step.disregarded)
+        self.assertEqual(str(step), "A: Condition 1 Condition.wait (timeout disregarded)")
+        self.assertIn("scenario.api(condition_1).disregard(condition_1.wait, A)",
+                      failure.source)
+        problem = only_problem(replay(failure.source, **{setup.__name__: setup}))
+        self.assertIn("[True]", problem)
 
     def test_a_setup_that_is_not_importable_is_named_in_a_comment(self) -> None:
         def local_setup(scenario: Scenario) -> Callable[[], None]:
@@ -232,12 +259,12 @@ class PrimitiveLookup(unittest.TestCase):
         with self.assertRaises(LookupError) as caught:
             scenario.primitive("Lock 3")
         self.assertEqual(str(caught.exception),
-                         "no primitive of scenario 'lookup' is named or labelled 'Lock 3'")
+                         "no primitive of scenario 'lookup' named or labelled 'Lock 3'")
         scenario.api(first).name = scenario.api(second).name = "twin"
         with self.assertRaises(LookupError) as caught:
             scenario.primitive("twin")
         self.assertEqual(str(caught.exception),
-                         "2 primitive of scenario 'lookup' is named or labelled 'twin'")
+                         "2 primitives of scenario 'lookup' named or labelled 'twin'")
 
 
 class ExploreInATestCase(unittest.TestCase):
