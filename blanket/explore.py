@@ -171,7 +171,7 @@ def _hows(tx: Transaction) -> tuple[str, ...]:
     available = progress.available(tx)
     if not progress.timed(tx):
         return ("go",) if available else ()
-    sleeps = tx.spec.name == "wait" and tx.primitive._kind in ("Condition", "Barrier")
+    sleeps = tx.spec.name == "wait" and tx.spec.kind in ("Condition", "Barrier")
     return ("go",) if available and not sleeps else ("wait", "expire")
 
 
