@@ -61,3 +61,13 @@ class ReadmeExample(unittest.TestCase):
         for line in examples[0].splitlines():
             with self.subTest(line):
                 self.assertIn(line, tested.splitlines())
+
+    def test_readme_exploration_example_finds_the_deadlock(self) -> None:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+        [example] = [block for block in blocks if "blanket.explore" in block]
+        namespace: dict[str, object] = {}
+        exec("import blanket\n" + example.replace("print(", "source = ("),  # noqa: S102
+             namespace)
+        self.assertIn("B holds Lock 2 and waits for Lock 1", str(namespace["result"]))
+        self.assertIn("self.assertNoDeadlock()", str(namespace["source"]))
