@@ -102,8 +102,17 @@ class ScenarioCore:
         kind = primitive._kind
         with self.lock:
             self.primitives.add(primitive)
+            primitive._pass_through(self.passthrough)
             counter = self._counters.setdefault(kind, itertools.count(1))
             return f"{kind} {next(counter)}"
+
+    def pass_through(self, passthrough: bool) -> None:
+        """Let calls on the primitives pass straight through to the real ones
+        (neither regulated nor recorded), or stop (lock held)."""
+        if passthrough is not self.passthrough:
+            self.passthrough = passthrough
+            for primitive in list(self.primitives):
+                primitive._pass_through(passthrough)
 
     @staticmethod
     def label(primitive: Any) -> str:
@@ -367,7 +376,7 @@ class ScenarioCore:
             self.reset()
             self.scheduler = threading.current_thread()
             self.regulated = True
-            self.passthrough = False
+            self.pass_through(False)
             self.changed()
             return [thread for thread in self.managed if thread.ident is None]
 
@@ -379,7 +388,7 @@ class ScenarioCore:
                 driver._settle(driver.ACTIVE)
             self.drivers.clear()
             self.regulated = False
-            self.passthrough = not self.recording
+            self.pass_through(not self.recording)
             self.scheduler = None
             for tx in self.active:
                 if tx._parked:

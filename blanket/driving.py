@@ -16,12 +16,11 @@ all its drivers' tokens, so independent threads make progress side by side.
 from __future__ import annotations
 
 import threading
-import types
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from .errors import CompetingDriversError, ThreadOrderingError
-from .primitives import Primitive
+from .primitives import Primitive, owner_of
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
 from .states import State
 
@@ -500,10 +499,10 @@ def _groups(args: tuple[object, ...], who: str) -> list[tuple[threading.Thread, 
 def _expect_method(core: ScenarioCore, thread: threading.Thread, method: object,
                    who: str) -> Transaction:
     """*thread*'s call of *method*, once it is parked at its scheduler block."""
-    if not (isinstance(method, types.MethodType) and isinstance(method.__self__, Primitive)
-            and method.__name__ in method.__self__._specs):
+    owned = owner_of(method)
+    if owned is None or owned[1] not in owned[0]._specs:
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
-    return expect(core, thread, method.__self__, method.__name__, State.BLOCKED)
+    return expect(core, thread, owned[0], owned[1], State.BLOCKED)
 
 
 def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
