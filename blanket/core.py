@@ -93,6 +93,12 @@ class ScenarioCore:
         self.primitives: weakref.WeakSet[Any] = weakref.WeakSet()
         self._counters: dict[str, itertools.count[int]] = {}
         self._watchers: list[Parker] = []
+        self._spare: list[Parker] = []
+        # A change the watchers have not been woken for yet. The worker's
+        # path sets it while it keeps the lock a while longer and calls
+        # flush() before letting the lock go: woken earlier, a watcher would
+        # only wait for the lock on another core.
+        self._pending = False
         self._watched: set[threading.Thread] = set()
 
     # -- bookkeeping ------------------------------------------------------------
@@ -151,17 +157,17 @@ class ScenarioCore:
         threading.Thread(target=watch, name=f"blanket watcher of {thread.name}",
                          daemon=True).start()
 
-    def record(self, thread: threading.Thread) -> ThreadRecord:
-        """*thread*'s record, made on first use."""
-        record = self.records.get(thread)
-        if record is None:
-            record = self.records[thread] = ThreadRecord()
-        return record
-
     def changed(self) -> None:
         """Something changed: wake everyone in ``scenario.wait``."""
+        self._pending = False
         for parker in self._watchers:
             parker.wake()
+
+    def flush(self) -> None:
+        """Wake the watchers for a change that set :attr:`_pending` (lock
+        held, about to be released)."""
+        if self._pending:
+            self.changed()
 
     def reset(self) -> None:
         """Forget finished transactions and threads with nothing in flight."""
@@ -196,8 +202,11 @@ class ScenarioCore:
                         f"{spec.name} on {self.label(primitive)} inside the scenario; "
                         "it would wait for itself. Use scenario.raw(primitive) to "
                         "call it unregulated.")
-                tx = self.open(thread, primitive, spec, args, park=park)
-                args = tx.call_args()
+                try:
+                    tx = self.open(thread, primitive, spec, args, park=park)
+                    args = tx.call_args()
+                finally:
+                    self.flush()
         worker_tx = tx if tx is not None and tx._parker is not None else None
         try:
             if attempt is None:
@@ -225,7 +234,9 @@ class ScenarioCore:
              args: tuple[Any, ...], *, park: bool) -> Transaction:
         """Start a transaction (lock held): ``BLOCKED``, parked if *park*,
         then ``COMMIT`` for a timeout-bearing call."""
-        record = self.record(thread)
+        record = self.records.get(thread)
+        if record is None:
+            record = self.records[thread] = ThreadRecord()
         parent = record.chain[-1] if record.chain else None
         tx = Transaction(self, thread, primitive, spec, args, parent, record.parker,
                          State.BLOCKED)
@@ -233,7 +244,7 @@ class ScenarioCore:
         self.active[tx] = None
         if parent is not None:
             parent._children += 1
-        self.changed()
+        self._pending = True
         if park:
             self.park(tx)
         if spec.timeout_at is not None:
@@ -254,27 +265,29 @@ class ScenarioCore:
             if tx._parker is None:  # recorded outside the scenario
                 self.advance(tx, end)
                 self.log._append(tx)
+                self.flush()
                 return
             self.advance(tx, State.COMMITTED)
-            if tx.pausing and self.regulated:
+            if (tx._pause or tx._holds > 0) and self.regulated:  # tx.pausing
                 self.advance(tx, State.PAUSED)
                 self.park(tx)
-            self.advance(tx, State.EXITING)
-            self.advance(tx, end)
+            # advance() twice, inline: this runs once per call.
+            tx._state = end
+            tx._history += (time.monotonic(), State.EXITING, time.monotonic(), end)
             record = self.records[tx.thread]
             record.chain.remove(tx)
             del self.active[tx]
             if tx.parent is not None:
                 tx.parent._children -= 1
-            self.log._append(tx)
+            self.log._entries.append(tx)
             self.changed()
 
     def advance(self, tx: Transaction, state: State) -> None:
         """Move *tx* forward to *state* (lock held) and tell the scheduler."""
-        assert tx._state < state, (tx, state)
+        assert tx._state._value_ < state._value_, (tx, state)
         tx._state = state
         tx._history += (time.monotonic(), state)
-        self.changed()
+        self._pending = True
 
     def park(self, tx: Transaction) -> None:
         """Sleep until the scheduler lets *tx* go from its current state, or
@@ -291,11 +304,13 @@ class ScenarioCore:
         """*tx* is about to sleep inside the real primitive."""
         with self.lock:
             self.advance(tx, State.WAITING)
+            self.flush()
 
     def resumed(self, tx: Transaction) -> None:
         """*tx* is back from sleeping inside the real primitive."""
         with self.lock:
             self.advance(tx, State.RESUMED)
+            self.flush()
 
     def stall(self, tx: Transaction) -> None:
         """*tx* has been woken inside the real primitive: park at ``STALLED``
@@ -305,6 +320,7 @@ class ScenarioCore:
                 self.advance(tx, State.STALLED)
                 self.park(tx)
             self.advance(tx, State.RESUMED)
+            self.flush()
 
     # -- the scheduler's side ---------------------------------------------------
 
@@ -341,16 +357,24 @@ class ScenarioCore:
         explicit *timeout* raises plain ``TimeoutError``.
         """
         pairs = list(items)
-        bound = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + bound
-        parker = Parker()
+        parker: Parker | None = None
+        deadline = 0.0
         with self.lock:
-            self._watchers.append(parker)
             try:
                 while True:
-                    hit = {item for item, token in pairs if token.signalled(self)}
+                    hit = set()
+                    for item, token in pairs:
+                        if token.signalled(self):
+                            hit.add(item)
                     if hit:
                         return hit
+                    if parker is None:
+                        # Most waits of a script find what they wait for at
+                        # once; the rest sleep on a parker kept for reuse.
+                        bound = self.timeout if timeout is None else timeout
+                        deadline = time.monotonic() + bound
+                        parker = self._spare.pop() if self._spare else Parker()
+                        self._watchers.append(parker)
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         waited = ", ".join(repr(token) for _, token in pairs)
@@ -363,7 +387,10 @@ class ScenarioCore:
                             f"signalled within {bound} s", self.report())
                     parker.sleep(self.lock, remaining)
             finally:
-                self._watchers.remove(parker)
+                if parker is not None:
+                    self._watchers.remove(parker)
+                    # Left armed (its permit taken): the next wait may reuse it.
+                    self._spare.append(parker)
 
     # -- entering and exiting -------------------------------------------------
 

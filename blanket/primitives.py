@@ -54,7 +54,8 @@ def _acquire(core: ScenarioCore, tx: Transaction | None, call: Callable[..., Any
              blocking: Any, timeout: Any, forever: object) -> Any:
     """An acquire: try without blocking first, and report ``WAITING`` only
     when the real acquire is going to sleep."""
-    if tx is not None and blocking and _forever_or_positive(timeout, forever):
+    if tx is not None and blocking and (
+            timeout is forever or _forever_or_positive(timeout, forever)):
         if call(False):
             return True
         return _sleep_in(core, tx, call, blocking, timeout)
@@ -172,9 +173,6 @@ class Primitive:
         text = repr(self._real)
         return text[1:text.index(" ")]
 
-    def _run(self, spec: CallSpec, args: tuple[Any, ...], call: Callable[..., Any],
-             attempt: Callable[..., Any] | None = None) -> Any:
-        return self._core.run(self, spec, args, call, attempt)
 
 
 def _specs(kind: str, **methods: tuple[Any, ...]) -> dict[str, CallSpec]:
@@ -192,14 +190,10 @@ _ACQUIRE_SEMAPHORE = _timed(("blocking", "timeout"), (True, None), None)
 _WAIT = _timed(("timeout",), (None,), None)
 
 
-def _acquire_lock(core: ScenarioCore, tx: Transaction | None, call: Callable[..., Any],
-                  blocking: Any, timeout: Any) -> Any:
-    return _acquire(core, tx, call, blocking, timeout, -1)
-
-
-def _acquire_semaphore(core: ScenarioCore, tx: Transaction | None,
-                       call: Callable[..., Any], blocking: Any, timeout: Any) -> Any:
-    return _acquire(core, tx, call, blocking, timeout, None)
+# The attempts of Lock/RLock/Condition and of Semaphore acquires (partials:
+# no Python frame of their own on every acquire).
+_acquire_lock = functools.partial(_acquire, forever=-1)
+_acquire_semaphore = functools.partial(_acquire, forever=None)
 
 
 class _LockBase(Primitive):
@@ -213,14 +207,14 @@ class _LockBase(Primitive):
         """Acquire, as the real ``acquire`` does."""
         if self._core.passthrough:
             return self._real.acquire(blocking, timeout)  # type: ignore[no-any-return]
-        return self._run(self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
                          self._real.acquire, _acquire_lock)
 
     def release(self) -> None:
         """Release, as the real ``release`` does."""
         if self._core.passthrough:
             return self._real.release()  # type: ignore[no-any-return]
-        return self._run(self._specs["release"], (), self._real.release)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["release"], (), self._real.release)  # type: ignore[no-any-return]
 
     def __enter__(self) -> bool:
         return self.acquire()
@@ -242,7 +236,7 @@ class Lock(_LockBase):
 
     def locked(self) -> bool:
         """Whether the lock is held, as the real ``locked`` says."""
-        return self._run(self._specs["locked"], (), self._real.locked)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["locked"], (), self._real.locked)  # type: ignore[no-any-return]
 
     def _status(self) -> str:
         return "locked" if self._real.locked() else "unlocked"
@@ -382,7 +376,7 @@ class Condition(_LockBase):
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until notified or *timeout* passes, as ``Condition.wait``."""
-        return self._run(self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
 
     def wait_for(self, predicate: Callable[[], Any], timeout: float | None = None) -> Any:
         """Wait until *predicate* is true, as ``Condition.wait_for``.
@@ -394,15 +388,15 @@ class Condition(_LockBase):
         wait_for = functools.partial(threading.Condition.wait_for, self)  # type: ignore[arg-type]
         if self._core.passthrough:
             return wait_for(predicate, timeout)
-        return self._run(self._specs["wait_for"], (predicate, timeout), wait_for)
+        return self._core.run(self, self._specs["wait_for"], (predicate, timeout), wait_for)
 
     def notify(self, n: int = 1) -> None:
         """Wake up to *n* waiters, as ``Condition.notify``."""
-        return self._run(self._specs["notify"], (n,), self._real.notify)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["notify"], (n,), self._real.notify)  # type: ignore[no-any-return]
 
     def notify_all(self) -> None:
         """Wake every waiter, as ``Condition.notify_all``."""
-        return self._run(self._specs["notify_all"], (), self._real.notify_all)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["notify_all"], (), self._real.notify_all)  # type: ignore[no-any-return]
 
     def _shown_id(self) -> int:
         # A real Condition prints its lock, with the lock's id.
@@ -410,7 +404,7 @@ class Condition(_LockBase):
 
     def notifyAll(self) -> None:  # noqa: N802 - threading's deprecated name
         """Deprecated alias of :meth:`notify_all`, as in ``threading``."""
-        return self._run(self._specs["notify_all"], (), self._real.notifyAll)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["notify_all"], (), self._real.notifyAll)  # type: ignore[no-any-return]
 
     def _status(self) -> str:
         return f"waiters={len(self._real._waiters)}"
@@ -430,12 +424,12 @@ class Semaphore(Primitive):
 
     def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
         """Acquire, as ``Semaphore.acquire`` does."""
-        return self._run(self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
                          self._real.acquire, _acquire_semaphore)
 
     def release(self, n: int = 1) -> None:
         """Release *n* times, as ``Semaphore.release`` does."""
-        return self._run(self._specs["release"], (n,), self._real.release)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["release"], (n,), self._real.release)  # type: ignore[no-any-return]
 
     def __enter__(self) -> bool:
         return self.acquire()
@@ -469,23 +463,23 @@ class Event(Primitive):
 
     def is_set(self) -> bool:
         """Whether the flag is set, as ``Event.is_set`` says."""
-        return self._run(self._specs["is_set"], (), self._real.is_set)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["is_set"], (), self._real.is_set)  # type: ignore[no-any-return]
 
     def isSet(self) -> bool:  # noqa: N802 - threading's deprecated name
         """Deprecated alias of :meth:`is_set`, as in ``threading``."""
-        return self._run(self._specs["is_set"], (), self._real.isSet)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["is_set"], (), self._real.isSet)  # type: ignore[no-any-return]
 
     def set(self) -> None:
         """Set the flag, as ``Event.set`` does."""
-        return self._run(self._specs["set"], (), self._real.set)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["set"], (), self._real.set)  # type: ignore[no-any-return]
 
     def clear(self) -> None:
         """Clear the flag, as ``Event.clear`` does."""
-        return self._run(self._specs["clear"], (), self._real.clear)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["clear"], (), self._real.clear)  # type: ignore[no-any-return]
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the flag is set, as ``Event.wait`` does."""
-        return self._run(self._specs["wait"], (timeout,), self._real.wait,  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["wait"], (timeout,), self._real.wait,  # type: ignore[no-any-return]
                          self._wait_attempt)
 
     def _wait_attempt(self, core: ScenarioCore, tx: Transaction | None,
@@ -535,15 +529,15 @@ class Barrier(Primitive):
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the other parties, as ``Barrier.wait`` does."""
-        return self._run(self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
 
     def reset(self) -> None:
         """Reset the barrier, as ``Barrier.reset`` does."""
-        return self._run(self._specs["reset"], (), self._real.reset)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["reset"], (), self._real.reset)  # type: ignore[no-any-return]
 
     def abort(self) -> None:
         """Break the barrier, as ``Barrier.abort`` does."""
-        return self._run(self._specs["abort"], (), self._real.abort)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["abort"], (), self._real.abort)  # type: ignore[no-any-return]
 
     @property
     def parties(self) -> int:

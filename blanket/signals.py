@@ -165,7 +165,7 @@ class Reached(Signaled):
 
     def signalled(self, core: ScenarioCore) -> bool:
         tx, state = self._args
-        return tx.state >= state  # type: ignore[attr-defined, no-any-return]
+        return tx._state._value_ >= state._value_  # type: ignore[attr-defined, no-any-return]
 
 
 class TransactionState(Signaled):
@@ -321,10 +321,9 @@ class Parked(Signaled):
 
     def signalled(self, core: ScenarioCore) -> bool:
         thread: threading.Thread = self._args[0]  # type: ignore[assignment]
-        chain = core.chain(thread)
-        if chain:
-            top = chain[-1]
-            return top._parked
+        record = core.records.get(thread)
+        if record is not None and record.chain:
+            return record.chain[-1]._parked
         return core.terminated(thread)
 
 
