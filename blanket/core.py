@@ -96,7 +96,7 @@ class ScenarioCore:
         self._spare: list[Parker] = []
         # A change the watchers have not been woken for yet. The worker's
         # path sets it while it keeps the lock a while longer and calls
-        # flush() before letting the lock go: woken earlier, a watcher would
+        # changed() before letting the lock go: woken earlier, a watcher would
         # only wait for the lock on another core.
         self._pending = False
         self._watched: set[threading.Thread] = set()
@@ -161,13 +161,8 @@ class ScenarioCore:
         """Something changed: wake everyone in ``scenario.wait``."""
         self._pending = False
         for parker in self._watchers:
-            parker.wake()
-
-    def flush(self) -> None:
-        """Wake the watchers for a change that set :attr:`_pending` (lock
-        held, about to be released)."""
-        if self._pending:
-            self.changed()
+            if parker._sleeping:  # what wake() checks first, without the call
+                parker.wake()
 
     def reset(self) -> None:
         """Forget finished transactions and threads with nothing in flight."""
@@ -206,7 +201,8 @@ class ScenarioCore:
                     tx = self.open(thread, primitive, spec, args, park=park)
                     args = tx.call_args()
                 finally:
-                    self.flush()
+                    if self._pending:
+                        self.changed()
         worker_tx = tx if tx is not None and tx._parker is not None else None
         try:
             if attempt is None:
@@ -260,13 +256,19 @@ class ScenarioCore:
     def close(self, tx: Transaction, outcome: object, end: State) -> None:
         """Finish a transaction: ``COMMITTED``, ``PAUSED`` if asked, ``EXITING``,
         then *end*; into the log."""
+        claimed = self._close(tx, outcome, end)
+        # The wakes of changed(), delivered once the lock is let go.
+        for parker in claimed:
+            parker.deliver()
+
+    def _close(self, tx: Transaction, outcome: object, end: State) -> list[Parker]:
         with self.lock:
             tx._result = outcome
             if tx._parker is None:  # recorded outside the scenario
                 self.advance(tx, end)
                 self.log._append(tx)
-                self.flush()
-                return
+                self.changed()
+                return []
             self.advance(tx, State.COMMITTED)
             if (tx._pause or tx._holds > 0) and self.regulated:  # tx.pausing
                 self.advance(tx, State.PAUSED)
@@ -280,7 +282,8 @@ class ScenarioCore:
             if tx.parent is not None:
                 tx.parent._children -= 1
             self.log._entries.append(tx)
-            self.changed()
+            self._pending = False
+            return [parker for parker in self._watchers if parker.claim()]
 
     def advance(self, tx: Transaction, state: State) -> None:
         """Move *tx* forward to *state* (lock held) and tell the scheduler."""
@@ -293,24 +296,31 @@ class ScenarioCore:
         """Sleep until the scheduler lets *tx* go from its current state, or
         the scenario is exited (lock held)."""
         tx._parked = True
-        self.changed()
+        # changed(), with the wakes delivered once the lock is let go: the
+        # scheduler, woken, finds the lock free instead of waiting for it.
+        self._pending = False
+        claimed = [parker for parker in self._watchers if parker.claim()]
         parker = tx._parker
-        assert parker is not None
+        # Every caller parks only while regulated, so the loop runs and the
+        # claimed wakes are delivered.
+        assert parker is not None and self.regulated
+        deliver: list[Parker] | None = claimed
         while tx._parked and self.regulated:
-            parker.sleep(self.lock)
+            parker.sleep(self.lock, -1, deliver)
+            deliver = None
         tx._parked = False
 
     def waiting(self, tx: Transaction) -> None:
         """*tx* is about to sleep inside the real primitive."""
         with self.lock:
             self.advance(tx, State.WAITING)
-            self.flush()
+            self.changed()
 
     def resumed(self, tx: Transaction) -> None:
         """*tx* is back from sleeping inside the real primitive."""
         with self.lock:
             self.advance(tx, State.RESUMED)
-            self.flush()
+            self.changed()
 
     def stall(self, tx: Transaction) -> None:
         """*tx* has been woken inside the real primitive: park at ``STALLED``
@@ -320,7 +330,7 @@ class ScenarioCore:
                 self.advance(tx, State.STALLED)
                 self.park(tx)
             self.advance(tx, State.RESUMED)
-            self.flush()
+            self.changed()
 
     # -- the scheduler's side ---------------------------------------------------
 

@@ -445,19 +445,27 @@ class Dispatch:
 
 
 def expect(core: ScenarioCore, thread: object, primitive: Primitive,
-           name: str | tuple[str, ...], state: State) -> Transaction:
+           name: str | tuple[str, ...], state: State, *, unblock: bool = False,
+           parked: Parked | None = None) -> Transaction:
     """Wait until *thread* is parked, and return its call if that is a call
     of *name* (or of one of several names) on *primitive* in *state*;
-    ``ThreadOrderingError`` otherwise."""
+    ``ThreadOrderingError`` otherwise. With *unblock* the call is let go
+    from its park before the lock is given up (what ``tx.unblock()`` does
+    right after, in one step). *parked* is the ``Parked(thread)`` token, when
+    the caller has one."""
     if not isinstance(thread, threading.Thread):
         raise TypeError(f"expected a thread, not {thread!r}")
     names = (name,) if isinstance(name, str) else name
-    core.wait([(thread, Parked(thread))], None)
+    if parked is None:
+        parked = Parked(thread)
+    core.wait([(thread, parked)], None)
     with core.lock:
         chain = core.chain(thread)
         if chain:
             tx = chain[-1]
-            if tx.primitive is primitive and tx.spec.name in names and tx.state is state:
+            if tx.primitive is primitive and tx.spec.name in names and tx._state is state:
+                if unblock:
+                    core.release_park(tx)
                 return tx
         wanted = " or ".join(f"{primitive._kind}.{each}" for each in names)
         if not chain:
@@ -499,12 +507,15 @@ def _groups(args: tuple[object, ...], who: str) -> list[tuple[threading.Thread, 
 
 
 def _expect_method(core: ScenarioCore, thread: threading.Thread, method: object,
-                   who: str) -> Transaction:
-    """*thread*'s call of *method*, once it is parked at its scheduler block."""
+                   who: str, *, unblock: bool = False, parked: Parked | None = None
+                   ) -> Transaction:
+    """*thread*'s call of *method*, once it is parked at its scheduler block
+    (and let go from it, with *unblock*)."""
     owned = owner_of(method)
     if owned is None or owned[1] not in owned[0]._specs:
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
-    return expect(core, thread, owned[0], owned[1], State.BLOCKED)
+    return expect(core, thread, owned[0], owned[1], State.BLOCKED, unblock=unblock,
+                  parked=parked)
 
 
 def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
@@ -526,7 +537,7 @@ def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
         pass
 
 
-def _ran_to_end(core: ScenarioCore, tx: Transaction) -> bool:
+def _ran_to_end(core: ScenarioCore, tx: Transaction, parked: Parked) -> bool:
     """Wait, as a driver finishing *tx* would, until *tx* is done or its
     thread parks; return whether *tx* is done.
 
@@ -538,7 +549,7 @@ def _ran_to_end(core: ScenarioCore, tx: Transaction) -> bool:
         owner = core.drivers.get(tx.thread)
     if owner is not None:
         return False  # run_to_end's driver reports the competing driver
-    core.wait([(tx, Reached(tx, State.RETURNED)), (tx.thread, Parked(tx.thread))], None)
+    core.wait([(tx, Reached(tx, State.RETURNED)), (tx.thread, parked)], None)
     return tx.done
 
 
@@ -565,10 +576,10 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
     groups = _groups(args, "skip")
     last = {}
     for thread, methods in groups:
+        parked = Parked(thread)
         for index, method in enumerate(methods):
-            tx = _expect_method(core, thread, method, "skip")
-            tx.unblock()
-            if index < len(methods) - 1 and not _ran_to_end(core, tx):
+            tx = _expect_method(core, thread, method, "skip", unblock=True, parked=parked)
+            if index < len(methods) - 1 and not _ran_to_end(core, tx, parked):
                 run_to_end(core, [tx])
         last[thread] = tx
     if wait:

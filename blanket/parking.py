@@ -27,14 +27,20 @@ class Parker:
         self._permit.acquire()
         self._sleeping = False
 
-    def sleep(self, lock: threading.Lock, timeout: float = -1) -> bool:
+    def sleep(self, lock: threading.Lock, timeout: float = -1,
+              deliver: list[Parker] | None = None) -> bool:
         """Release *lock*, sleep until woken or *timeout* passes, re-take *lock*.
 
         Returns whether a wake arrived. The caller re-checks what it waits
-        for: a wake says something changed, not what.
+        for: a wake says something changed, not what. *deliver*: parkers
+        whose wakes were claimed (:meth:`claim`) under *lock*; they are
+        delivered once *lock* is released, so the woken find it free.
         """
         self._sleeping = True
         lock.release()
+        if deliver:
+            for parker in deliver:
+                parker.deliver()
         try:
             woken = self._permit.acquire(True, timeout)
         finally:
@@ -52,3 +58,17 @@ class Parker:
         if self._sleeping:
             self._sleeping = False
             self._permit.release()
+
+    def claim(self) -> bool:
+        """Take the wake of a sleeper, if there is one, to :meth:`deliver`
+        once the lock is released; the caller holds the lock. A sleeper
+        whose wait times out meanwhile waits for the delivery when it takes
+        the lock back (see :meth:`sleep`), so the permit stays armed."""
+        if self._sleeping:
+            self._sleeping = False
+            return True
+        return False
+
+    def deliver(self) -> None:
+        """Deliver a wake taken with :meth:`claim` (the lock may be free)."""
+        self._permit.release()

@@ -317,7 +317,8 @@ class Parked(Signaled):
     __slots__ = ()
 
     def __init__(self, thread: threading.Thread) -> None:
-        super().__init__(_thread(thread, "Parked"))
+        # Signaled.__init__, inline: the drivers make one per call they drive.
+        self._args = (_thread(thread, "Parked"),)
 
     def signalled(self, core: ScenarioCore) -> bool:
         thread: threading.Thread = self._args[0]  # type: ignore[assignment]

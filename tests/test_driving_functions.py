@@ -8,7 +8,7 @@ import threading
 import unittest
 
 import blanket
-from blanket import State, ThreadOrderingError, Transaction
+from blanket import CompetingDriversError, State, ThreadOrderingError, Transaction
 
 from .support import unchecked
 from .test_driving_support import Lockable, acquire_release, spawn
@@ -175,6 +175,33 @@ class Skip(unittest.TestCase):
             self.assertIn(states(last[B]), (TIMED, SLEPT))
             self.assertEqual(calls(sc, A), ["acquire", "release"])
             self.assertEqual(calls(sc, B), ["acquire"])
+
+    def test_a_skipped_call_that_parks_again_is_driven_to_its_end(self) -> None:
+        sc = scenario()
+        cond, event = sc.Condition(), sc.Event()
+        sc.raw(event).set()
+
+        def worker() -> None:
+            with cond:
+                cond.wait_for(event.is_set)  # the predicate's call nests and parks
+
+        A = spawn(sc, "A", worker)
+        with sc:
+            sc.skip(A, cond.acquire, cond.wait_for, cond.release, wait=True)
+        self.assertEqual(calls(sc, A), ["acquire", "is_set", "wait_for", "release"])
+
+    def test_a_thread_another_driver_drives_is_not_skipped(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+        A = spawn(sc, "A", acquire_release(lock))
+        with sc:
+            driver = sc.Driver(A)
+            driver()  # active: it keeps the thread
+            with self.assertRaises(CompetingDriversError):
+                sc.skip(A, lock.acquire, lock.release)
+            driver.close()
+            sc.finish(A)
+        self.assertEqual(calls(sc, A), ["acquire", "release"])
 
     def test_a_thread_in_another_call_is_an_ordering_error(self) -> None:
         sc = scenario()
