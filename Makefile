@@ -36,7 +36,7 @@ docs: $(STAMP)
 
 # Style, import order and strict typing checks.
 lint: $(STAMP)
-	$(BIN)/python -m ruff check blanket tests stress
+	$(BIN)/python -m ruff check blanket tests stress bench
 	$(BIN)/python -m mypy
 
 # The interpreter matrix: the pyenv builds of 3.11, 3.12 and 3.13, and
