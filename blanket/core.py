@@ -45,11 +45,17 @@ class ThreadRecord:
     (a ``Condition.wait`` and the lock re-acquire nested in it, say).
     """
 
-    __slots__ = ("parker", "chain")
+    __slots__ = ("parker", "chain", "approved", "admitted")
 
     def __init__(self) -> None:
         self.parker = Parker()
         self.chain: list[Transaction] = []
+        #: The call, as ``(primitive, method name)``, that the thread lets
+        #: through its scheduler block itself when it makes it next, as the
+        #: scheduler would (``scenario.skip``, see blanket.driving).
+        self.approved: tuple[object, str] | None = None
+        #: The call that went through on that approval.
+        self.admitted: Transaction | None = None
 
 
 class ScenarioCore:
@@ -242,7 +248,14 @@ class ScenarioCore:
             parent._children += 1
         self._pending = True
         if park:
-            self.park(tx)
+            approved = record.approved
+            if approved is not None and parent is None and approved[0] is primitive \
+                    and approved[1] == spec.name:
+                # Let go from the block at once, as the scheduler would.
+                record.approved = None
+                record.admitted = tx
+            else:
+                self.park(tx)
         if spec.timeout_at is not None:
             value = tx._effective_timeout()
             if isinstance(value, (int, float)) and value != spec.no_timeout \

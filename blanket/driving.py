@@ -446,13 +446,15 @@ class Dispatch:
 
 def expect(core: ScenarioCore, thread: object, primitive: Primitive,
            name: str | tuple[str, ...], state: State, *, unblock: bool = False,
-           parked: Parked | None = None) -> Transaction:
+           parked: Parked | None = None, approve: tuple[Primitive, str] | None = None
+           ) -> Transaction:
     """Wait until *thread* is parked, and return its call if that is a call
     of *name* (or of one of several names) on *primitive* in *state*;
     ``ThreadOrderingError`` otherwise. With *unblock* the call is let go
     from its park before the lock is given up (what ``tx.unblock()`` does
-    right after, in one step). *parked* is the ``Parked(thread)`` token, when
-    the caller has one."""
+    right after, in one step), and *approve* (see :func:`skip`) is the call
+    the thread may let through its block itself next. *parked* is the
+    ``Parked(thread)`` token, when the caller has one."""
     if not isinstance(thread, threading.Thread):
         raise TypeError(f"expected a thread, not {thread!r}")
     names = (name,) if isinstance(name, str) else name
@@ -465,6 +467,8 @@ def expect(core: ScenarioCore, thread: object, primitive: Primitive,
             tx = chain[-1]
             if tx.primitive is primitive and tx.spec.name in names and tx._state is state:
                 if unblock:
+                    if approve is not None and thread not in core.drivers:
+                        core.records[thread].approved = approve
                     core.release_park(tx)
                 return tx
         wanted = " or ".join(f"{primitive._kind}.{each}" for each in names)
@@ -506,16 +510,22 @@ def _groups(args: tuple[object, ...], who: str) -> list[tuple[threading.Thread, 
     return groups
 
 
+def _owned(method: object) -> tuple[Primitive, str] | None:
+    """The primitive and name of a regulated method, or ``None``."""
+    owned = owner_of(method)
+    return owned if owned is not None and owned[1] in owned[0]._specs else None
+
+
 def _expect_method(core: ScenarioCore, thread: threading.Thread, method: object,
-                   who: str, *, unblock: bool = False, parked: Parked | None = None
-                   ) -> Transaction:
+                   who: str, *, unblock: bool = False, parked: Parked | None = None,
+                   approve: tuple[Primitive, str] | None = None) -> Transaction:
     """*thread*'s call of *method*, once it is parked at its scheduler block
     (and let go from it, with *unblock*)."""
-    owned = owner_of(method)
-    if owned is None or owned[1] not in owned[0]._specs:
+    owned = _owned(method)
+    if owned is None:
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
     return expect(core, thread, owned[0], owned[1], State.BLOCKED, unblock=unblock,
-                  parked=parked)
+                  parked=parked, approve=approve)
 
 
 def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
@@ -537,20 +547,54 @@ def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
         pass
 
 
-def _ran_to_end(core: ScenarioCore, tx: Transaction, parked: Parked) -> bool:
-    """Wait, as a driver finishing *tx* would, until *tx* is done or its
-    thread parks; return whether *tx* is done.
+class _Admitted(Signaled):
+    """Signals once the thread of *record* let an approved call through its
+    block, or *parked* signals."""
 
-    The common case of a skipped call (it runs through without parking
-    again) without building a driver; any other outcome is left to
-    :func:`run_to_end`, which takes over from where this stopped.
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        record, parked = self._args
+        return record.admitted is not None or parked.signalled(core)  # type: ignore[attr-defined]
+
+
+def _next_skipped(core: ScenarioCore, tx: Transaction, method: object,
+                  parked: Parked) -> Transaction:
+    """Drive the skipped *tx* to its end, then let its thread's next call,
+    *method*, go from its scheduler block; return that call.
+
+    The quick way: the thread has been told (``ThreadRecord.approved``) to
+    let that call through its block itself when it makes it next, so it runs
+    from *tx* into the next call without a round trip to the scheduler in
+    between. (The next call without a parent is made once *tx* is done, or
+    by a barrier action while *tx* is pushed.)
+    Anything else -- a call that parks again, a nested call, another call,
+    a thread that ends, another driver owning the thread -- goes the long
+    way, exactly as without the approval: a driver runs *tx* to its end and
+    :func:`expect` checks and lets go the next call.
     """
+    thread = tx.thread
+    owned = _owned(method)
     with core.lock:
-        owner = core.drivers.get(tx.thread)
-    if owner is not None:
-        return False  # run_to_end's driver reports the competing driver
-    core.wait([(tx, Reached(tx, State.RETURNED)), (tx.thread, parked)], None)
-    return tx.done
+        record = core.records[thread]
+        if owned is not None and record.approved is None and thread not in core.drivers:
+            record.approved = owned  # the thread may not have got there yet
+        approved = record.approved is not None
+    if approved:
+        try:
+            core.wait([(thread, _Admitted(record, parked))], None)
+        finally:
+            with core.lock:
+                admitted, record.approved, record.admitted = record.admitted, None, None
+                done = tx.done
+        # A call the barrier action made on the thread (tx pushed off its
+        # chain) went through too, as the driver below would have let it go;
+        # it is not the next call.
+        if admitted is not None and done:
+            return admitted
+    if not tx.done:
+        run_to_end(core, [tx])
+    return _expect_method(core, thread, method, "skip", unblock=True, parked=parked)
 
 
 def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
@@ -577,10 +621,11 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
     last = {}
     for thread, methods in groups:
         parked = Parked(thread)
-        for index, method in enumerate(methods):
-            tx = _expect_method(core, thread, method, "skip", unblock=True, parked=parked)
-            if index < len(methods) - 1 and not _ran_to_end(core, tx, parked):
-                run_to_end(core, [tx])
+        approve = _owned(methods[1]) if len(methods) > 1 else None
+        tx = _expect_method(core, thread, methods[0], "skip", unblock=True, parked=parked,
+                            approve=approve)
+        for method in methods[1:]:
+            tx = _next_skipped(core, tx, method, parked)
         last[thread] = tx
     if wait:
         run_to_end(core, last.values())

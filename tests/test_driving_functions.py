@@ -190,6 +190,28 @@ class Skip(unittest.TestCase):
             sc.skip(A, cond.acquire, cond.wait_for, cond.release, wait=True)
         self.assertEqual(calls(sc, A), ["acquire", "is_set", "wait_for", "release"])
 
+    def test_a_call_of_the_barrier_action_is_not_the_next_skipped_call(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+
+        def action() -> None:
+            lock.acquire()  # on A, outside A's wait (pushed off its chain)
+            lock.release()
+
+        barrier = sc.Barrier(1, action)
+
+        def worker() -> None:
+            barrier.wait()
+            lock.acquire()
+            lock.release()
+
+        A = spawn(sc, "A", worker)
+        with sc:
+            last = sc.skip(A, barrier.wait, lock.acquire, wait=True)
+            self.assertEqual(calls(sc, A), ["acquire", "release", "wait", "acquire"])
+            self.assertIs(last[A], sc.log[-1])
+            sc.finish(A)
+
     def test_a_thread_another_driver_drives_is_not_skipped(self) -> None:
         sc = scenario()
         lock = sc.Lock()
@@ -213,6 +235,12 @@ class Skip(unittest.TestCase):
                 sc.skip(A, lock.release)
             with self.assertRaisesRegex(TypeError, "skip: thread 'A' has no method"):
                 sc.skip(A)
+            # The acquire runs; the next call is not the one named.
+            with self.assertRaisesRegex(ThreadOrderingError, "'A' was expected to be in "
+                                        r"Lock\.acquire .* but it is in Lock\.release"):
+                sc.skip(A, lock.acquire, lock.acquire)
+            sc.skip(A, lock.release, wait=True)
+        self.assertEqual(calls(sc, A), ["acquire", "release"])
 
 
 class Finish(unittest.TestCase):
