@@ -170,6 +170,13 @@ class ScenarioCore:
             if parker._sleeping:  # what wake() checks first, without the call
                 parker.wake()
 
+    def _claim(self) -> list[Parker]:
+        """changed(), but the wakes are taken to be delivered once the lock
+        is let go (lock held): the woken then find it free, instead of
+        waiting for it on another core."""
+        self._pending = False
+        return [parker for parker in self._watchers if parker.claim()]
+
     def reset(self) -> None:
         """Forget finished transactions and threads with nothing in flight."""
         self.log._clear()
@@ -190,6 +197,7 @@ class ScenarioCore:
         re-acquire the scheduler already allowed by un-stalling its wait).
         """
         thread = threading.current_thread()
+        claimed: list[Parker] = []
         with self.lock:
             if not self.regulated:
                 tx = None
@@ -208,7 +216,10 @@ class ScenarioCore:
                     args = tx.call_args()
                 finally:
                     if self._pending:
-                        self.changed()
+                        claimed = self._claim()
+        # The wakes of changed(), delivered once the lock is let go.
+        for parker in claimed:
+            parker.deliver()
         worker_tx = tx if tx is not None and tx._parker is not None else None
         try:
             if attempt is None:
@@ -295,8 +306,14 @@ class ScenarioCore:
             if tx.parent is not None:
                 tx.parent._children -= 1
             self.log._entries.append(tx)
-            self._pending = False
-            return [parker for parker in self._watchers if parker.claim()]
+            if record.approved is not None:
+                # scenario.skip waits for this thread's next call, which it
+                # approved (see ThreadRecord), not for this one's end: the
+                # wake comes when that call is made, or the thread parks or
+                # ends instead.
+                self._pending = True
+                return []
+            return self._claim()
 
     def advance(self, tx: Transaction, state: State) -> None:
         """Move *tx* forward to *state* (lock held) and tell the scheduler."""
@@ -309,10 +326,7 @@ class ScenarioCore:
         """Sleep until the scheduler lets *tx* go from its current state, or
         the scenario is exited (lock held)."""
         tx._parked = True
-        # changed(), with the wakes delivered once the lock is let go: the
-        # scheduler, woken, finds the lock free instead of waiting for it.
-        self._pending = False
-        claimed = [parker for parker in self._watchers if parker.claim()]
+        claimed = self._claim()  # delivered as the sleep lets the lock go
         parker = tx._parker
         # Every caller parks only while regulated, so the loop runs and the
         # claimed wakes are delivered.
