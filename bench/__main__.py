@@ -146,14 +146,14 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply every iteration count (default 1)")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="interleaved repetitions of each measurement (default 5)")
+    parser.add_argument("--repeats", type=int, default=9,
+                        help="interleaved repetitions of each measurement (default 9)")
     parser.add_argument("--blanket10", metavar="PYTHON",
                         help="an interpreter with blanket 1.0 installed, measured alongside")
     parser.add_argument("--blanket10-scale", type=float, default=0.1,
                         help="iteration scale for blanket 1.0, which is slow (default 0.1)")
-    parser.add_argument("--blanket10-timeout", type=float, default=600.0,
-                        help="seconds blanket 1.0's run may take (default 600)")
+    parser.add_argument("--blanket10-timeout", type=float, default=120.0,
+                        help="seconds blanket 1.0's run may take (default 120)")
     args = parser.parse_args(argv)
     print("blanket benchmarks: each figure is the best of "
           f"{args.repeats} interleaved repetitions (scale {args.scale:g})", flush=True)
