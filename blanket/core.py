@@ -175,7 +175,11 @@ class ScenarioCore:
         is let go (lock held): the woken then find it free, instead of
         waiting for it on another core."""
         self._pending = False
-        return [parker for parker in self._watchers if parker.claim()]
+        claimed = []
+        for parker in self._watchers:
+            if parker.claim():
+                claimed.append(parker)
+        return claimed
 
     def reset(self) -> None:
         """Forget finished transactions and threads with nothing in flight."""
@@ -280,40 +284,38 @@ class ScenarioCore:
     def close(self, tx: Transaction, outcome: object, end: State) -> None:
         """Finish a transaction: ``COMMITTED``, ``PAUSED`` if asked, ``EXITING``,
         then *end*; into the log."""
-        claimed = self._close(tx, outcome, end)
-        # The wakes of changed(), delivered once the lock is let go.
-        for parker in claimed:
-            parker.deliver()
-
-    def _close(self, tx: Transaction, outcome: object, end: State) -> list[Parker]:
+        claimed: list[Parker] = []
         with self.lock:
             tx._result = outcome
             if tx._parker is None:  # recorded outside the scenario
                 self.advance(tx, end)
                 self.log._append(tx)
                 self.changed()
-                return []
-            self.advance(tx, State.COMMITTED)
-            if (tx._pause or tx._holds > 0) and self.regulated:  # tx.pausing
-                self.advance(tx, State.PAUSED)
-                self.park(tx)
-            # advance() twice, inline: this runs once per call.
-            tx._state = end
-            tx._history += (time.monotonic(), State.EXITING, time.monotonic(), end)
-            record = self.records[tx.thread]
-            record.chain.remove(tx)
-            del self.active[tx]
-            if tx.parent is not None:
-                tx.parent._children -= 1
-            self.log._entries.append(tx)
-            if record.approved is not None:
-                # scenario.skip waits for this thread's next call, which it
-                # approved (see ThreadRecord), not for this one's end: the
-                # wake comes when that call is made, or the thread parks or
-                # ends instead.
-                self._pending = True
-                return []
-            return self._claim()
+            else:
+                self.advance(tx, State.COMMITTED)
+                if (tx._pause or tx._holds > 0) and self.regulated:  # tx.pausing
+                    self.advance(tx, State.PAUSED)
+                    self.park(tx)
+                # advance() twice, inline: this runs once per call.
+                tx._state = end
+                tx._history += (time.monotonic(), State.EXITING, time.monotonic(), end)
+                record = self.records[tx.thread]
+                record.chain.remove(tx)
+                del self.active[tx]
+                if tx.parent is not None:
+                    tx.parent._children -= 1
+                self.log._entries.append(tx)
+                if record.approved is not None:
+                    # scenario.skip waits for this thread's next call, which
+                    # it approved (see ThreadRecord), not for this one's end:
+                    # the wake comes when that call is made, or the thread
+                    # parks or ends instead.
+                    self._pending = True
+                else:
+                    claimed = self._claim()
+        # The wakes of changed(), delivered once the lock is let go.
+        for parker in claimed:
+            parker.deliver()
 
     def advance(self, tx: Transaction, state: State) -> None:
         """Move *tx* forward to *state* (lock held) and tell the scheduler."""

@@ -559,9 +559,10 @@ class _Admitted(Signaled):
 
 
 def _next_skipped(core: ScenarioCore, tx: Transaction, method: object,
-                  parked: Parked) -> Transaction:
+                  owned: tuple[Primitive, str] | None, parked: Parked) -> Transaction:
     """Drive the skipped *tx* to its end, then let its thread's next call,
-    *method*, go from its scheduler block; return that call.
+    *method* (*owned*: its primitive and name, ``None`` if it is not a
+    method of a primitive), go from its scheduler block; return that call.
 
     The quick way: the thread has been told (``ThreadRecord.approved``) to
     let that call through its block itself when it makes it next, so it runs
@@ -574,7 +575,6 @@ def _next_skipped(core: ScenarioCore, tx: Transaction, method: object,
     :func:`expect` checks and lets go the next call.
     """
     thread = tx.thread
-    owned = _owned(method)
     with core.lock:
         record = core.records[thread]
         if owned is not None and record.approved is None and thread not in core.drivers:
@@ -621,11 +621,11 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
     last = {}
     for thread, methods in groups:
         parked = Parked(thread)
-        approve = _owned(methods[1]) if len(methods) > 1 else None
+        owned = [_owned(method) for method in methods[1:]]
         tx = _expect_method(core, thread, methods[0], "skip", unblock=True, parked=parked,
-                            approve=approve)
-        for method in methods[1:]:
-            tx = _next_skipped(core, tx, method, parked)
+                            approve=owned[0] if owned else None)
+        for method, its_owned in zip(methods[1:], owned, strict=True):
+            tx = _next_skipped(core, tx, method, its_owned, parked)
         last[thread] = tx
     if wait:
         run_to_end(core, last.values())
