@@ -428,7 +428,7 @@ class ScenarioCore:
             finally:
                 if parker is not None:
                     self._watchers.remove(parker)
-                    # Left armed (its permit taken): the next wait may reuse it.
+                    # Left armed (its permit empty): the next wait may reuse it.
                     self._spare.append(parker)
 
     # -- entering and exiting -------------------------------------------------
