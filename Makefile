@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo docs lint matrix stress dist smoke cookbook clean
+.PHONY: test demo docs lint matrix stress dist smoke cookbook clean bench bench10
 
 # Create the virtual environment and install blanket with the [dev] extra;
 # redone whenever the packaging files change.
@@ -38,7 +38,7 @@ docs: $(STAMP)
 
 # Style, import order and strict typing checks.
 lint: $(STAMP)
-	$(BIN)/python -m ruff check blanket tests stress examples/cookbook
+	$(BIN)/python -m ruff check blanket tests stress bench examples/cookbook
 	$(BIN)/python -m mypy
 
 # The interpreter matrix: the pyenv builds of 3.11, 3.12 and 3.13, and
@@ -82,6 +82,26 @@ COOKBOOK_TESTS := -m unittest discover -s examples/cookbook -t examples
 cookbook: $(STAMP) .venv-3.13t/.installed
 	$(BIN)/python $(COOKBOOK_TESTS)
 	.venv-3.13t/bin/python $(COOKBOOK_TESTS)
+
+# The benchmarks of issue #7 (timings, not tests): every figure with its
+# target. BENCH_PYTHON=3.13t (or 3.12, ...) runs them in that interpreter's
+# .venv-$(BENCH_PYTHON); blanket 1.0's figures are printed alongside once
+# `make bench10` (same BENCH_PYTHON) has built its environment.
+BENCH_PYTHON ?=
+BENCH_ARGS ?=
+BENCH_VENV := $(if $(BENCH_PYTHON),.venv-$(BENCH_PYTHON),$(VENV))
+BENCH10_VENV := .venv-bench10-$(or $(BENCH_PYTHON),3.11)
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m bench $(if $(wildcard $(BENCH10_VENV)/.installed),--blanket10 $(BENCH10_VENV)/bin/python) $(BENCH_ARGS)
+
+# An environment with blanket 1.0 (and its dependencies) from PyPI, for
+# `make bench` to measure side by side; never used by anything else.
+bench10: $(BENCH10_VENV)/.installed
+.venv-bench10-%/.installed: | $(FT_PYTHON)
+	$(call interpreter,$*) -m venv .venv-bench10-$*
+	.venv-bench10-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-bench10-$*/bin/python -m pip install --quiet 'blanket==1.0'
+	touch $@
 
 # An sdist and a wheel in dist/.
 dist: $(STAMP)

@@ -10,13 +10,12 @@ raises :class:`~blanket.ThreadOrderingError` when a thread is somewhere else.
 from __future__ import annotations
 
 import threading
-import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from .cycle import Cycle, let_go
 from .driving import expect
-from .primitives import Primitive
+from .primitives import Primitive, owner_of
 from .states import State
 from .transaction import Transaction
 
@@ -52,12 +51,12 @@ class PrimitiveAPI:
 
     def _method_name(self, method: object) -> str:
         primitive = self._primitive
-        if not (isinstance(method, types.MethodType) and method.__self__ is primitive
-                and method.__name__ in primitive._specs):
+        owned = owner_of(method)
+        if not (owned is not None and owned[0] is primitive and owned[1] in primitive._specs):
             raise ValueError(f"{method!r} is not a method of "
                              f"{primitive._core.label(primitive)} (expected e.g. "
                              f"{primitive._kind.lower()}.wait or .acquire)")
-        return method.__name__
+        return owned[1]
 
     def _each(self, method: Callable[..., Any], threads: tuple[threading.Thread, ...],
               state: State, act: Callable[[Transaction], None]) -> tuple[Transaction, ...]:

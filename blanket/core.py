@@ -45,11 +45,17 @@ class ThreadRecord:
     (a ``Condition.wait`` and the lock re-acquire nested in it, say).
     """
 
-    __slots__ = ("parker", "chain")
+    __slots__ = ("parker", "chain", "approved", "admitted")
 
     def __init__(self) -> None:
         self.parker = Parker()
         self.chain: list[Transaction] = []
+        #: The call, as ``(primitive, method name)``, that the thread lets
+        #: through its scheduler block itself when it makes it next, as the
+        #: scheduler would (``scenario.skip``, see blanket.driving).
+        self.approved: tuple[object, str] | None = None
+        #: The call that went through on that approval.
+        self.admitted: Transaction | None = None
 
 
 class ScenarioCore:
@@ -95,6 +101,12 @@ class ScenarioCore:
         self.abandoned: set[threading.Thread] = set()
         self._counters: dict[str, itertools.count[int]] = {}
         self._watchers: list[Parker] = []
+        self._spare: list[Parker] = []
+        # A change the watchers have not been woken for yet. The worker's
+        # path sets it while it keeps the lock a while longer and calls
+        # changed() before letting the lock go: woken earlier, a watcher would
+        # only wait for the lock on another core.
+        self._pending = False
         self._watched: set[threading.Thread] = set()
 
     # -- bookkeeping ------------------------------------------------------------
@@ -104,8 +116,17 @@ class ScenarioCore:
         kind = primitive._kind
         with self.lock:
             self.primitives.add(primitive)
+            primitive._pass_through(self.passthrough)
             counter = self._counters.setdefault(kind, itertools.count(1))
             return f"{kind} {next(counter)}"
+
+    def pass_through(self, passthrough: bool) -> None:
+        """Let calls on the primitives pass straight through to the real ones
+        (neither regulated nor recorded), or stop (lock held)."""
+        if passthrough is not self.passthrough:
+            self.passthrough = passthrough
+            for primitive in list(self.primitives):
+                primitive._pass_through(passthrough)
 
     @staticmethod
     def label(primitive: Any) -> str:
@@ -144,17 +165,23 @@ class ScenarioCore:
         threading.Thread(target=watch, name=f"blanket watcher of {thread.name}",
                          daemon=True).start()
 
-    def record(self, thread: threading.Thread) -> ThreadRecord:
-        """*thread*'s record, made on first use."""
-        record = self.records.get(thread)
-        if record is None:
-            record = self.records[thread] = ThreadRecord()
-        return record
-
     def changed(self) -> None:
         """Something changed: wake everyone in ``scenario.wait``."""
+        self._pending = False
         for parker in self._watchers:
-            parker.wake()
+            if parker._sleeping:  # what wake() checks first, without the call
+                parker.wake()
+
+    def _claim(self) -> list[Parker]:
+        """changed(), but the wakes are taken to be delivered once the lock
+        is let go (lock held): the woken then find it free, instead of
+        waiting for it on another core."""
+        self._pending = False
+        claimed = []
+        for parker in self._watchers:
+            if parker.claim():
+                claimed.append(parker)
+        return claimed
 
     def reset(self) -> None:
         """Forget finished transactions and threads with nothing in flight."""
@@ -176,6 +203,7 @@ class ScenarioCore:
         re-acquire the scheduler already allowed by un-stalling its wait).
         """
         thread = threading.current_thread()
+        claimed: list[Parker] = []
         with self.lock:
             if not self.regulated or thread in self.abandoned:
                 tx = None
@@ -189,8 +217,15 @@ class ScenarioCore:
                         f"{spec.name} on {self.label(primitive)} inside the scenario; "
                         "it would wait for itself. Use scenario.raw(primitive) to "
                         "call it unregulated.")
-                tx = self.open(thread, primitive, spec, args, park=park)
-                args = tx.call_args()
+                try:
+                    tx = self.open(thread, primitive, spec, args, park=park)
+                    args = tx.call_args()
+                finally:
+                    if self._pending:
+                        claimed = self._claim()
+        # The wakes of changed(), delivered once the lock is let go.
+        for parker in claimed:
+            parker.deliver()
         worker_tx = tx if tx is not None and tx._parker is not None else None
         try:
             if worker_tx is not None:  # parked just now: abandoned meanwhile?
@@ -225,7 +260,9 @@ class ScenarioCore:
              args: tuple[Any, ...], *, park: bool) -> Transaction:
         """Start a transaction (lock held): ``BLOCKED``, parked if *park*,
         then ``COMMIT`` for a timeout-bearing call."""
-        record = self.record(thread)
+        record = self.records.get(thread)
+        if record is None:
+            record = self.records[thread] = ThreadRecord()
         parent = record.chain[-1] if record.chain else None
         tx = Transaction(self, thread, primitive, spec, args, parent, record.parker,
                          State.BLOCKED)
@@ -233,9 +270,16 @@ class ScenarioCore:
         self.active[tx] = None
         if parent is not None:
             parent._children += 1
-        self.changed()
+        self._pending = True
         if park:
-            self.park(tx)
+            approved = record.approved
+            if approved is not None and parent is None and approved[0] is primitive \
+                    and approved[1] == spec.name:
+                # Let go from the block at once, as the scheduler would.
+                record.approved = None
+                record.admitted = tx
+            else:
+                self.park(tx)
         if spec.timeout_at is not None:
             value = tx._effective_timeout()
             if isinstance(value, (int, float)) and value != spec.no_timeout \
@@ -249,53 +293,72 @@ class ScenarioCore:
     def close(self, tx: Transaction, outcome: object, end: State) -> None:
         """Finish a transaction: ``COMMITTED``, ``PAUSED`` if asked, ``EXITING``,
         then *end*; into the log."""
+        claimed: list[Parker] = []
         with self.lock:
             tx._result = outcome
             if tx._parker is None:  # recorded outside the scenario
                 self.advance(tx, end)
                 self.log._append(tx)
-                return
-            self.advance(tx, State.COMMITTED)
-            if tx.pausing and self.regulated:
-                self.advance(tx, State.PAUSED)
-                self.park(tx)
-            self.advance(tx, State.EXITING)
-            self.advance(tx, end)
-            record = self.records[tx.thread]
-            record.chain.remove(tx)
-            del self.active[tx]
-            if tx.parent is not None:
-                tx.parent._children -= 1
-            self.log._append(tx)
-            self.changed()
+                self.changed()
+            else:
+                self.advance(tx, State.COMMITTED)
+                if (tx._pause or tx._holds > 0) and self.regulated:  # tx.pausing
+                    self.advance(tx, State.PAUSED)
+                    self.park(tx)
+                # advance() twice, inline: this runs once per call.
+                tx._state = end
+                tx._history += (time.monotonic(), State.EXITING, time.monotonic(), end)
+                record = self.records[tx.thread]
+                record.chain.remove(tx)
+                del self.active[tx]
+                if tx.parent is not None:
+                    tx.parent._children -= 1
+                self.log._entries.append(tx)
+                if record.approved is not None:
+                    # scenario.skip waits for this thread's next call, which
+                    # it approved (see ThreadRecord), not for this one's end:
+                    # the wake comes when that call is made, or the thread
+                    # parks or ends instead.
+                    self._pending = True
+                else:
+                    claimed = self._claim()
+        # The wakes of changed(), delivered once the lock is let go.
+        for parker in claimed:
+            parker.deliver()
 
     def advance(self, tx: Transaction, state: State) -> None:
         """Move *tx* forward to *state* (lock held) and tell the scheduler."""
-        assert tx._state < state, (tx, state)
+        assert tx._state._value_ < state._value_, (tx, state)
         tx._state = state
         tx._history += (time.monotonic(), state)
-        self.changed()
+        self._pending = True
 
     def park(self, tx: Transaction) -> None:
         """Sleep until the scheduler lets *tx* go from its current state, or
         the scenario is exited (lock held)."""
         tx._parked = True
-        self.changed()
+        claimed = self._claim()  # delivered as the sleep lets the lock go
         parker = tx._parker
-        assert parker is not None
+        # Every caller parks only while regulated, so the loop runs and the
+        # claimed wakes are delivered.
+        assert parker is not None and self.regulated
+        deliver: list[Parker] | None = claimed
         while tx._parked and self.regulated:
-            parker.sleep(self.lock)
+            parker.sleep(self.lock, -1, deliver)
+            deliver = None
         tx._parked = False
 
     def waiting(self, tx: Transaction) -> None:
         """*tx* is about to sleep inside the real primitive."""
         with self.lock:
             self.advance(tx, State.WAITING)
+            self.changed()
 
     def resumed(self, tx: Transaction) -> None:
         """*tx* is back from sleeping inside the real primitive."""
         with self.lock:
             self.advance(tx, State.RESUMED)
+            self.changed()
 
     def stall(self, tx: Transaction) -> None:
         """*tx* has been woken inside the real primitive: park at ``STALLED``
@@ -305,6 +368,7 @@ class ScenarioCore:
                 self.advance(tx, State.STALLED)
                 self.park(tx)
             self.advance(tx, State.RESUMED)
+            self.changed()
         self.check_abandoned(tx.thread)
 
     # -- the scheduler's side ---------------------------------------------------
@@ -342,16 +406,24 @@ class ScenarioCore:
         explicit *timeout* raises plain ``TimeoutError``.
         """
         pairs = list(items)
-        bound = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + bound
-        parker = Parker()
+        parker: Parker | None = None
+        deadline = 0.0
         with self.lock:
-            self._watchers.append(parker)
             try:
                 while True:
-                    hit = {item for item, token in pairs if token.signalled(self)}
+                    hit = set()
+                    for item, token in pairs:
+                        if token.signalled(self):
+                            hit.add(item)
                     if hit:
                         return hit
+                    if parker is None:
+                        # Most waits of a script find what they wait for at
+                        # once; the rest sleep on a parker kept for reuse.
+                        bound = self.timeout if timeout is None else timeout
+                        deadline = time.monotonic() + bound
+                        parker = self._spare.pop() if self._spare else Parker()
+                        self._watchers.append(parker)
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         waited = ", ".join(repr(token) for _, token in pairs)
@@ -364,7 +436,10 @@ class ScenarioCore:
                             f"signalled within {bound} s", self.report())
                     parker.sleep(self.lock, remaining)
             finally:
-                self._watchers.remove(parker)
+                if parker is not None:
+                    self._watchers.remove(parker)
+                    # Left armed (its permit empty): the next wait may reuse it.
+                    self._spare.append(parker)
 
     # -- entering and exiting -------------------------------------------------
 
@@ -377,7 +452,7 @@ class ScenarioCore:
             self.reset()
             self.scheduler = threading.current_thread()
             self.regulated = True
-            self.passthrough = False
+            self.pass_through(False)
             self.changed()
             return [thread for thread in self.managed if thread.ident is None]
 
@@ -389,7 +464,7 @@ class ScenarioCore:
                 driver._settle(driver.ACTIVE)
             self.drivers.clear()
             self.regulated = False
-            self.passthrough = not self.recording
+            self.pass_through(not self.recording)
             self.scheduler = None
             for tx in self.active:
                 if tx._parked:

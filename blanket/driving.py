@@ -16,12 +16,11 @@ all its drivers' tokens, so independent threads make progress side by side.
 from __future__ import annotations
 
 import threading
-import types
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from .errors import CompetingDriversError, ThreadOrderingError
-from .primitives import Primitive
+from .primitives import Primitive, owner_of
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
 from .states import State
 
@@ -446,29 +445,43 @@ class Dispatch:
 
 
 def expect(core: ScenarioCore, thread: object, primitive: Primitive,
-           name: str | tuple[str, ...], state: State) -> Transaction:
+           name: str | tuple[str, ...], state: State, *, unblock: bool = False,
+           parked: Parked | None = None, approve: tuple[Primitive, str] | None = None
+           ) -> Transaction:
     """Wait until *thread* is parked, and return its call if that is a call
     of *name* (or of one of several names) on *primitive* in *state*;
-    ``ThreadOrderingError`` otherwise."""
+    ``ThreadOrderingError`` otherwise. With *unblock* the call is let go
+    from its park before the lock is given up (what ``tx.unblock()`` does
+    right after, in one step), and *approve* (see :func:`skip`) is the call
+    the thread may let through its block itself next. *parked* is the
+    ``Parked(thread)`` token, when the caller has one."""
     if not isinstance(thread, threading.Thread):
         raise TypeError(f"expected a thread, not {thread!r}")
     names = (name,) if isinstance(name, str) else name
-    core.wait([(thread, Parked(thread))], None)
-    wanted = " or ".join(f"{primitive._kind}.{each}" for each in names)
+    if parked is None:
+        parked = Parked(thread)
+    core.wait([(thread, parked)], None)
     with core.lock:
         chain = core.chain(thread)
+        if chain:
+            tx = chain[-1]
+            if tx.primitive is primitive and tx.spec.name in names and tx._state is state:
+                if unblock:
+                    if approve is not None and thread not in core.drivers:
+                        core.records[thread].approved = approve
+                    core.release_park(tx)
+                return tx
+        wanted = " or ".join(f"{primitive._kind}.{each}" for each in names)
         if not chain:
             raise ThreadOrderingError(
                 f"thread {thread.name!r} terminated; it was expected to call {wanted} "
                 f"on {core.label(primitive)}")
         tx = chain[-1]
-        if tx.primitive is not primitive or tx.spec.name not in names or tx.state is not state:
-            raise ThreadOrderingError(
-                f"thread {thread.name!r} was expected to be in {wanted} on "
-                f"{core.label(primitive)} at {state.name}, but it is in "
-                f"{tx.spec.kind}.{tx.spec.name} on {core.label(tx.primitive)} at "
-                f"{tx.state.name}")
-        return tx
+        raise ThreadOrderingError(
+            f"thread {thread.name!r} was expected to be in {wanted} on "
+            f"{core.label(primitive)} at {state.name}, but it is in "
+            f"{tx.spec.kind}.{tx.spec.name} on {core.label(tx.primitive)} at "
+            f"{tx.state.name}")
 
 
 def settle(core: ScenarioCore, thread: threading.Thread) -> None:
@@ -506,17 +519,34 @@ def _groups(args: tuple[object, ...], who: str, *, repeats: bool = False
     return groups
 
 
+def _owned(method: object) -> tuple[Primitive, str] | None:
+    """The primitive and name of a regulated method, or ``None``."""
+    owned = owner_of(method)
+    return owned if owned is not None and owned[1] in owned[0]._specs else None
+
+
 def _expect_method(core: ScenarioCore, thread: threading.Thread, method: object,
-                   who: str) -> Transaction:
-    """*thread*'s call of *method*, once it is parked at its scheduler block."""
-    if not (isinstance(method, types.MethodType) and isinstance(method.__self__, Primitive)
-            and method.__name__ in method.__self__._specs):
+                   who: str, *, unblock: bool = False, parked: Parked | None = None,
+                   approve: tuple[Primitive, str] | None = None) -> Transaction:
+    """*thread*'s call of *method*, once it is parked at its scheduler block
+    (and let go from it, with *unblock*)."""
+    owned = _owned(method)
+    if owned is None:
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
-    return expect(core, thread, method.__self__, method.__name__, State.BLOCKED)
+    return expect(core, thread, owned[0], owned[1], State.BLOCKED, unblock=unblock,
+                  parked=parked, approve=approve)
 
 
 def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
     """Drive the given calls to their ends, side by side."""
+    txs = list(txs)
+    if len(txs) == 1:
+        # One call (every skipped call but the last): its driver alone.
+        driver = Driver(core, txs[0].thread)
+        driver._target = txs[0]
+        driver.finish()()
+        driver.close()
+        return
     dispatch = Dispatch(core)
     try:
         for tx in txs:
@@ -527,6 +557,56 @@ def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
             pass
     finally:  # a stall leaves no driver claiming its thread
         dispatch.close()
+
+
+class _Admitted(Signaled):
+    """Signals once the thread of *record* let an approved call through its
+    block, or *parked* signals."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        record, parked = self._args
+        return record.admitted is not None or parked.signalled(core)  # type: ignore[attr-defined]
+
+
+def _next_skipped(core: ScenarioCore, tx: Transaction, method: object,
+                  owned: tuple[Primitive, str] | None, parked: Parked) -> Transaction:
+    """Drive the skipped *tx* to its end, then let its thread's next call,
+    *method* (*owned*: its primitive and name, ``None`` if it is not a
+    method of a primitive), go from its scheduler block; return that call.
+
+    The quick way: the thread has been told (``ThreadRecord.approved``) to
+    let that call through its block itself when it makes it next, so it runs
+    from *tx* into the next call without a round trip to the scheduler in
+    between. (The next call without a parent is made once *tx* is done, or
+    by a barrier action while *tx* is pushed.)
+    Anything else -- a call that parks again, a nested call, another call,
+    a thread that ends, another driver owning the thread -- goes the long
+    way, exactly as without the approval: a driver runs *tx* to its end and
+    :func:`expect` checks and lets go the next call.
+    """
+    thread = tx.thread
+    with core.lock:
+        record = core.records[thread]
+        if owned is not None and record.approved is None and thread not in core.drivers:
+            record.approved = owned  # the thread may not have got there yet
+        approved = record.approved is not None
+    if approved:
+        try:
+            core.wait([(thread, _Admitted(record, parked))], None)
+        finally:
+            with core.lock:
+                admitted, record.approved, record.admitted = record.admitted, None, None
+                done = tx.done
+        # A call the barrier action made on the thread (tx pushed off its
+        # chain) went through too, as the driver below would have let it go;
+        # it is not the next call.
+        if admitted is not None and done:
+            return admitted
+    if not tx.done:
+        run_to_end(core, [tx])
+    return _expect_method(core, thread, method, "skip", unblock=True, parked=parked)
 
 
 def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
@@ -551,14 +631,18 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.skip``: see :meth:`blanket.Scenario.skip`."""
     _require_entered(core, "skip")
-    calls = [(thread, method) for thread, methods in _groups(args, "skip", repeats=True)
-             for method in methods]
-    last = {}
-    for index, (thread, method) in enumerate(calls):
-        tx = _expect_method(core, thread, method, "skip")
-        tx.unblock()
-        if any(later is thread for later, _ in calls[index + 1:]):
-            run_to_end(core, [tx])
+    groups = _groups(args, "skip", repeats=True)
+    last: dict[threading.Thread, Transaction] = {}
+    for thread, methods in groups:
+        parked = Parked(thread)
+        owned = [_owned(method) for method in methods]
+        if thread in last:  # named again: its last call runs to its end first
+            tx = _next_skipped(core, last[thread], methods[0], owned[0], parked)
+        else:
+            tx = _expect_method(core, thread, methods[0], "skip", unblock=True,
+                                parked=parked, approve=owned[1] if len(owned) > 1 else None)
+        for method, its_owned in zip(methods[1:], owned[1:], strict=True):
+            tx = _next_skipped(core, tx, method, its_owned, parked)
         last[thread] = tx
     if wait:
         run_to_end(core, last.values())

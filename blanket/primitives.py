@@ -1,9 +1,12 @@
 """The seven blanket primitives: the real ``threading`` ones, behind a gate.
 
 Each primitive holds the real ``threading`` object it stands for. Outside a
-scenario a call goes straight to it (one flag check); inside, the call becomes
-a transaction run by :meth:`blanket.core.ScenarioCore.run`, and the real call
-is made when the scheduler lets it. Nothing here re-implements what a
+scenario a call goes straight to it: while the scenario neither regulates nor
+records, the primitive's methods are the real primitive's own bound methods,
+set on the instance over the class's (see :meth:`Primitive._pass_through`),
+so such a call runs no Python code of blanket's at all. Inside, the call
+becomes a transaction run by :meth:`blanket.core.ScenarioCore.run`, and the
+real call is made when the scheduler lets it. Nothing here re-implements what a
 primitive does: where a call may sleep inside the real primitive, blanket only
 says so (``WAITING``) before making it.
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import types
 import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -50,11 +54,42 @@ def _acquire(core: ScenarioCore, tx: Transaction | None, call: Callable[..., Any
              blocking: Any, timeout: Any, forever: object) -> Any:
     """An acquire: try without blocking first, and report ``WAITING`` only
     when the real acquire is going to sleep."""
-    if tx is not None and blocking and _forever_or_positive(timeout, forever):
+    if tx is not None and blocking and (
+            timeout is forever or _forever_or_positive(timeout, forever)):
         if call(False):
             return True
         return _sleep_in(core, tx, call, blocking, timeout)
     return call(blocking, timeout)
+
+
+class SwitchedMethod(functools.partial):  # type: ignore[type-arg]
+    """A bound method of a blanket primitive, as ``lock.acquire`` gives it.
+
+    A call goes straight to its target: the real primitive's own bound
+    method while the scenario lets calls pass through, the class's method
+    (which regulates or records the call) otherwise. The scenario switches
+    the target in place (see :meth:`Primitive._pass_through`), so a method
+    taken before ``with scenario:`` (a thread's target, a
+    ``threading.Condition`` over a blanket lock) is regulated inside it,
+    and a passing call runs no Python code of blanket's at all.
+    """
+
+    __slots__ = ()
+    __self__: Primitive
+    __name__: str
+    __func__: Callable[..., Any]
+
+    def __repr__(self) -> str:
+        return f"<bound method {self.__self__._kind}.{self.__name__} of {self.__self__!r}>"
+
+
+def owner_of(value: object) -> tuple[Primitive, str] | None:
+    """The blanket primitive and the method name *value* is a bound method
+    of, or ``None``."""
+    if isinstance(value, SwitchedMethod) or (
+            isinstance(value, types.MethodType) and isinstance(value.__self__, Primitive)):
+        return value.__self__, value.__name__  # type: ignore[return-value]
+    return None
 
 
 class Primitive:
@@ -64,12 +99,16 @@ class Primitive:
     ``isinstance(x, scenario.Lock)`` tells that scenario's locks apart.
     """
 
-    __slots__ = ("_real", "_label", "_name", "_api", "__weakref__")
+    # __dict__ holds the direct methods and their targets (see _pass_through).
+    __slots__ = ("_real", "_label", "_name", "_api", "__weakref__", "__dict__")
 
     #: The core of the scenario the class belongs to (set on each subclass).
     _core: ScenarioCore
     #: The primitive's kind, as in ``threading`` ("Lock", "Condition", ...).
     _kind: str = "Primitive"
+    #: The methods that are the real primitive's own while calls pass
+    #: straight through: each passes its arguments on to ``self._real.<name>``.
+    _direct: tuple[str, ...] = ()
 
     def _adopt(self, real: Any) -> None:
         #: The real ``threading`` primitive (also the raw handle).
@@ -77,6 +116,29 @@ class Primitive:
         self._name: str | None = None
         self._api: object = None
         self._label = self._core.adopt(self)
+
+    def _pass_through(self, direct: bool) -> None:
+        """Switch the direct methods to the real primitive's own bound
+        methods, or back to the class's (lock held: the scenario switches
+        every primitive when it starts or stops letting calls pass).
+
+        Both targets stay referenced by the primitive, so a thread calling
+        a method while it is switched never calls a freed one.
+        """
+        bound = self.__dict__
+        targets = bound.get("_targets")
+        if targets is None:
+            real, cls = self._real, type(self)
+            targets = bound["_targets"] = {
+                name: (getattr(real, name), types.MethodType(getattr(cls, name), self))
+                for name in self._direct}
+            for name, (_native, regulated) in targets.items():
+                method = bound[name] = SwitchedMethod(regulated)
+                method.__self__, method.__name__ = self, name
+                method.__func__ = regulated.__func__
+        for name, (native, regulated) in targets.items():
+            bound[name].__setstate__((native if direct else regulated, (), None,
+                                      bound[name].__dict__))
 
     @property
     @typing.no_type_check  # a checker asking for self.__class__ here would recurse
@@ -125,9 +187,6 @@ class Primitive:
         text = repr(self._real)
         return text[1:text.index(" ")]
 
-    def _run(self, spec: CallSpec, args: tuple[Any, ...], call: Callable[..., Any],
-             attempt: Callable[..., Any] | None = None) -> Any:
-        return self._core.run(self, spec, args, call, attempt)
 
 
 def _specs(kind: str, **methods: tuple[Any, ...]) -> dict[str, CallSpec]:
@@ -145,14 +204,10 @@ _ACQUIRE_SEMAPHORE = _timed(("blocking", "timeout"), (True, None), None)
 _WAIT = _timed(("timeout",), (None,), None)
 
 
-def _acquire_lock(core: ScenarioCore, tx: Transaction | None, call: Callable[..., Any],
-                  blocking: Any, timeout: Any) -> Any:
-    return _acquire(core, tx, call, blocking, timeout, -1)
-
-
-def _acquire_semaphore(core: ScenarioCore, tx: Transaction | None,
-                       call: Callable[..., Any], blocking: Any, timeout: Any) -> Any:
-    return _acquire(core, tx, call, blocking, timeout, None)
+# The attempts of Lock/RLock/Condition and of Semaphore acquires (partials:
+# no Python frame of their own on every acquire).
+_acquire_lock = functools.partial(_acquire, forever=-1)
+_acquire_semaphore = functools.partial(_acquire, forever=None)
 
 
 class _LockBase(Primitive):
@@ -166,14 +221,14 @@ class _LockBase(Primitive):
         """Acquire, as the real ``acquire`` does."""
         if self._core.passthrough:
             return self._real.acquire(blocking, timeout)  # type: ignore[no-any-return]
-        return self._run(self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
                          self._real.acquire, _acquire_lock)
 
     def release(self) -> None:
         """Release, as the real ``release`` does."""
         if self._core.passthrough:
             return self._real.release()  # type: ignore[no-any-return]
-        return self._run(self._specs["release"], (), self._real.release)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["release"], (), self._real.release)  # type: ignore[no-any-return]
 
     def __enter__(self) -> bool:
         return self.acquire()
@@ -187,6 +242,7 @@ class Lock(_LockBase):
 
     __slots__ = ()
     _kind = "Lock"
+    _direct = ("acquire", "release", "locked")
     _specs = _specs("Lock", acquire=_ACQUIRE_LOCK, release=(), locked=())
 
     def __init__(self) -> None:
@@ -194,9 +250,7 @@ class Lock(_LockBase):
 
     def locked(self) -> bool:
         """Whether the lock is held, as the real ``locked`` says."""
-        if self._core.passthrough:
-            return self._real.locked()  # type: ignore[no-any-return]
-        return self._run(self._specs["locked"], (), self._real.locked)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["locked"], (), self._real.locked)  # type: ignore[no-any-return]
 
     def _status(self) -> str:
         return "locked" if self._real.locked() else "unlocked"
@@ -207,6 +261,7 @@ class RLock(_LockBase):
 
     __slots__ = ()
     _kind = "RLock"
+    _direct = ("acquire", "release")
     _specs = _specs("RLock", acquire=_ACQUIRE_LOCK, release=())
 
     def __init__(self) -> None:
@@ -323,6 +378,7 @@ class Condition(_LockBase):
 
     __slots__ = ("_user_lock",)
     _kind = "Condition"
+    _direct = ("wait", "notify", "notify_all", "notifyAll")
     _specs = _specs("Condition", acquire=_ACQUIRE_LOCK, release=(), wait=_WAIT,
                     wait_for=_timed(("predicate", "timeout"), (None, None), None),
                     notify=(("n",), (1,)), notify_all=())
@@ -338,9 +394,7 @@ class Condition(_LockBase):
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until notified or *timeout* passes, as ``Condition.wait``."""
-        if self._core.passthrough:
-            return self._real.wait(timeout)  # type: ignore[no-any-return]
-        return self._run(self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
 
     def wait_for(self, predicate: Callable[[], Any], timeout: float | None = None) -> Any:
         """Wait until *predicate* is true, as ``Condition.wait_for``.
@@ -352,19 +406,15 @@ class Condition(_LockBase):
         wait_for = functools.partial(threading.Condition.wait_for, self)  # type: ignore[arg-type]
         if self._core.passthrough:
             return wait_for(predicate, timeout)
-        return self._run(self._specs["wait_for"], (predicate, timeout), wait_for)
+        return self._core.run(self, self._specs["wait_for"], (predicate, timeout), wait_for)
 
     def notify(self, n: int = 1) -> None:
         """Wake up to *n* waiters, as ``Condition.notify``."""
-        if self._core.passthrough:
-            return self._real.notify(n)  # type: ignore[no-any-return]
-        return self._run(self._specs["notify"], (n,), self._real.notify)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["notify"], (n,), self._real.notify)  # type: ignore[no-any-return]
 
     def notify_all(self) -> None:
         """Wake every waiter, as ``Condition.notify_all``."""
-        if self._core.passthrough:
-            return self._real.notify_all()  # type: ignore[no-any-return]
-        return self._run(self._specs["notify_all"], (), self._real.notify_all)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["notify_all"], (), self._real.notify_all)  # type: ignore[no-any-return]
 
     def _shown_id(self) -> int:
         # A real Condition prints its lock, with the lock's id.
@@ -372,9 +422,7 @@ class Condition(_LockBase):
 
     def notifyAll(self) -> None:  # noqa: N802 - threading's deprecated name
         """Deprecated alias of :meth:`notify_all`, as in ``threading``."""
-        if self._core.passthrough:
-            return self._real.notifyAll()  # type: ignore[no-any-return]
-        return self._run(self._specs["notify_all"], (), self._real.notifyAll)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["notify_all"], (), self._real.notifyAll)  # type: ignore[no-any-return]
 
     def _status(self) -> str:
         return f"waiters={len(self._real._waiters)}"
@@ -385,6 +433,7 @@ class Semaphore(Primitive):
 
     __slots__ = ()
     _kind = "Semaphore"
+    _direct = ("acquire", "release")
     _specs = _specs("Semaphore", acquire=_ACQUIRE_SEMAPHORE, release=(("n",), (1,)))
     _real_class: Callable[[int], Any] = threading.Semaphore
 
@@ -393,16 +442,12 @@ class Semaphore(Primitive):
 
     def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
         """Acquire, as ``Semaphore.acquire`` does."""
-        if self._core.passthrough:
-            return self._real.acquire(blocking, timeout)  # type: ignore[no-any-return]
-        return self._run(self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["acquire"], (blocking, timeout),  # type: ignore[no-any-return]
                          self._real.acquire, _acquire_semaphore)
 
     def release(self, n: int = 1) -> None:
         """Release *n* times, as ``Semaphore.release`` does."""
-        if self._core.passthrough:
-            return self._real.release(n)  # type: ignore[no-any-return]
-        return self._run(self._specs["release"], (n,), self._real.release)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["release"], (n,), self._real.release)  # type: ignore[no-any-return]
 
     def __enter__(self) -> bool:
         return self.acquire()
@@ -428,6 +473,7 @@ class Event(Primitive):
 
     __slots__ = ()
     _kind = "Event"
+    _direct = ("is_set", "isSet", "set", "clear", "wait")
     _specs = _specs("Event", is_set=(), set=(), clear=(), wait=_WAIT)
 
     def __init__(self) -> None:
@@ -435,33 +481,23 @@ class Event(Primitive):
 
     def is_set(self) -> bool:
         """Whether the flag is set, as ``Event.is_set`` says."""
-        if self._core.passthrough:
-            return self._real.is_set()  # type: ignore[no-any-return]
-        return self._run(self._specs["is_set"], (), self._real.is_set)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["is_set"], (), self._real.is_set)  # type: ignore[no-any-return]
 
     def isSet(self) -> bool:  # noqa: N802 - threading's deprecated name
         """Deprecated alias of :meth:`is_set`, as in ``threading``."""
-        if self._core.passthrough:
-            return self._real.isSet()  # type: ignore[no-any-return]
-        return self._run(self._specs["is_set"], (), self._real.isSet)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["is_set"], (), self._real.isSet)  # type: ignore[no-any-return]
 
     def set(self) -> None:
         """Set the flag, as ``Event.set`` does."""
-        if self._core.passthrough:
-            return self._real.set()  # type: ignore[no-any-return]
-        return self._run(self._specs["set"], (), self._real.set)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["set"], (), self._real.set)  # type: ignore[no-any-return]
 
     def clear(self) -> None:
         """Clear the flag, as ``Event.clear`` does."""
-        if self._core.passthrough:
-            return self._real.clear()  # type: ignore[no-any-return]
-        return self._run(self._specs["clear"], (), self._real.clear)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["clear"], (), self._real.clear)  # type: ignore[no-any-return]
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the flag is set, as ``Event.wait`` does."""
-        if self._core.passthrough:
-            return self._real.wait(timeout)  # type: ignore[no-any-return]
-        return self._run(self._specs["wait"], (timeout,), self._real.wait,  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["wait"], (timeout,), self._real.wait,  # type: ignore[no-any-return]
                          self._wait_attempt)
 
     def _wait_attempt(self, core: ScenarioCore, tx: Transaction | None,
@@ -485,6 +521,7 @@ class Barrier(Primitive):
 
     __slots__ = ("_action",)
     _kind = "Barrier"
+    _direct = ("wait", "reset", "abort")
     # A barrier's wait returns an index (0 is no failure) and raises when
     # it times out, so its result says nothing of success.
     _specs = _specs("Barrier", wait=_WAIT[:4], reset=(), abort=())
@@ -510,21 +547,15 @@ class Barrier(Primitive):
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the other parties, as ``Barrier.wait`` does."""
-        if self._core.passthrough:
-            return self._real.wait(timeout)  # type: ignore[no-any-return]
-        return self._run(self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["wait"], (timeout,), self._real.wait)  # type: ignore[no-any-return]
 
     def reset(self) -> None:
         """Reset the barrier, as ``Barrier.reset`` does."""
-        if self._core.passthrough:
-            return self._real.reset()  # type: ignore[no-any-return]
-        return self._run(self._specs["reset"], (), self._real.reset)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["reset"], (), self._real.reset)  # type: ignore[no-any-return]
 
     def abort(self) -> None:
         """Break the barrier, as ``Barrier.abort`` does."""
-        if self._core.passthrough:
-            return self._real.abort()  # type: ignore[no-any-return]
-        return self._run(self._specs["abort"], (), self._real.abort)  # type: ignore[no-any-return]
+        return self._core.run(self, self._specs["abort"], (), self._real.abort)  # type: ignore[no-any-return]
 
     @property
     def parties(self) -> int:

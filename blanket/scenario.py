@@ -141,7 +141,7 @@ class Scenario:
         core = self._core
         with core.lock:
             core.recording = bool(value)
-            core.passthrough = not (core.regulated or core.recording)
+            core.pass_through(not (core.regulated or core.recording))
 
     # -- threads --------------------------------------------------------------
 

@@ -9,10 +9,10 @@ same arguments, so ``Terminated(A) in scenario.wait(Terminated(A))`` holds.
 from __future__ import annotations
 
 import threading
-import types
+from typing import Any
 
 from .core import ScenarioCore
-from .primitives import Primitive
+from .primitives import Primitive, owner_of
 from .states import State
 from .transaction import Transaction
 
@@ -42,8 +42,9 @@ class Signaled:
 def _name(item: object) -> str:
     if isinstance(item, threading.Thread):
         return repr(item.name)
-    if isinstance(item, types.MethodType) and isinstance(item.__self__, Primitive):
-        return f"{item.__self__._kind}.{item.__name__}"
+    owned = owner_of(item)
+    if owned is not None:
+        return f"{owned[0]._kind}.{owned[1]}"
     return repr(item)
 
 
@@ -59,14 +60,14 @@ def _transaction(value: object, who: str) -> Transaction:
     return value
 
 
-def _method(value: object, who: str) -> types.MethodType:
-    if not (isinstance(value, types.MethodType) and isinstance(value.__self__, Primitive)):
+def _method(value: object, who: str) -> Any:
+    if owner_of(value) is None:
         raise TypeError(f"{who} needs a method of a blanket primitive "
                         f"(such as lock.acquire), not {value!r}")
     return value
 
 
-def _calls(tx: Transaction, method: types.MethodType) -> bool:
+def _calls(tx: Transaction, method: Any) -> bool:
     return tx.primitive is method.__self__ and tx.spec.name == method.__name__
 
 
@@ -164,7 +165,7 @@ class Reached(Signaled):
 
     def signalled(self, core: ScenarioCore) -> bool:
         tx, state = self._args
-        return tx.state >= state  # type: ignore[attr-defined, no-any-return]
+        return tx._state._value_ >= state._value_  # type: ignore[attr-defined, no-any-return]
 
 
 class TransactionState(Signaled):
@@ -292,7 +293,7 @@ class _Inside(Signaled):
 
     def signalled(self, core: ScenarioCore) -> bool:
         method = self._args[0]
-        return any(_calls(tx, method) for tx in core.active)  # type: ignore[arg-type]
+        return any(_calls(tx, method) for tx in core.active)
 
 
 class _Entered(Signaled):
@@ -316,14 +317,14 @@ class Parked(Signaled):
     __slots__ = ()
 
     def __init__(self, thread: threading.Thread) -> None:
-        super().__init__(_thread(thread, "Parked"))
+        # Signaled.__init__, inline: the drivers make one per call they drive.
+        self._args = (_thread(thread, "Parked"),)
 
     def signalled(self, core: ScenarioCore) -> bool:
         thread: threading.Thread = self._args[0]  # type: ignore[assignment]
-        chain = core.chain(thread)
-        if chain:
-            top = chain[-1]
-            return top._parked
+        record = core.records.get(thread)
+        if record is not None and record.chain:
+            return record.chain[-1]._parked
         return core.terminated(thread)
 
 
@@ -335,7 +336,7 @@ def to_token(item: object) -> Signaled:
         return _Active(item)
     if isinstance(item, Transaction):
         return _Done(item)
-    if isinstance(item, types.MethodType) and isinstance(item.__self__, Primitive):
+    if owner_of(item) is not None:
         return _Inside(item)
     core = None if isinstance(item, Primitive) else getattr(item, "_core", None)
     if isinstance(core, ScenarioCore):

@@ -7,10 +7,8 @@ states with ``<`` compares their positions in the lifecycle.
 from __future__ import annotations
 
 import enum
-import functools
 
 
-@functools.total_ordering
 class State(enum.Enum):
     """A transaction state; members compare by lifecycle position.
 
@@ -47,10 +45,27 @@ class State(enum.Enum):
         """The position of this state in the lifecycle (``BLOCKED`` is 0)."""
         return int(self.value)
 
+    # Each comparison reads _value_ directly: the schedulers' waits compare
+    # states on every wake, and ``value`` is a slower descriptor.
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, State):
             return NotImplemented
-        return int(self.value) < int(other.value)
+        return self._value_ < other._value_
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self._value_ <= other._value_
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self._value_ > other._value_
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self._value_ >= other._value_
 
     def __repr__(self) -> str:
         return f"State.{self.name}"

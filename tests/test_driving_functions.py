@@ -8,7 +8,7 @@ import threading
 import unittest
 
 import blanket
-from blanket import State, ThreadOrderingError, Transaction
+from blanket import CompetingDriversError, State, ThreadOrderingError, Transaction
 
 from .support import unchecked
 from .test_driving_support import Lockable, acquire_release, spawn
@@ -176,6 +176,55 @@ class Skip(unittest.TestCase):
             self.assertEqual(calls(sc, A), ["acquire", "release"])
             self.assertEqual(calls(sc, B), ["acquire"])
 
+    def test_a_skipped_call_that_parks_again_is_driven_to_its_end(self) -> None:
+        sc = scenario()
+        cond, event = sc.Condition(), sc.Event()
+        sc.raw(event).set()
+
+        def worker() -> None:
+            with cond:
+                cond.wait_for(event.is_set)  # the predicate's call nests and parks
+
+        A = spawn(sc, "A", worker)
+        with sc:
+            sc.skip(A, cond.acquire, cond.wait_for, cond.release, wait=True)
+        self.assertEqual(calls(sc, A), ["acquire", "is_set", "wait_for", "release"])
+
+    def test_a_call_of_the_barrier_action_is_not_the_next_skipped_call(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+
+        def action() -> None:
+            lock.acquire()  # on A, outside A's wait (pushed off its chain)
+            lock.release()
+
+        barrier = sc.Barrier(1, action)
+
+        def worker() -> None:
+            barrier.wait()
+            lock.acquire()
+            lock.release()
+
+        A = spawn(sc, "A", worker)
+        with sc:
+            last = sc.skip(A, barrier.wait, lock.acquire, wait=True)
+            self.assertEqual(calls(sc, A), ["acquire", "release", "wait", "acquire"])
+            self.assertIs(last[A], sc.log[-1])
+            sc.finish(A)
+
+    def test_a_thread_another_driver_drives_is_not_skipped(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+        A = spawn(sc, "A", acquire_release(lock))
+        with sc:
+            driver = sc.Driver(A)
+            driver()  # active: it keeps the thread
+            with self.assertRaises(CompetingDriversError):
+                sc.skip(A, lock.acquire, lock.release)
+            driver.close()
+            sc.finish(A)
+        self.assertEqual(calls(sc, A), ["acquire", "release"])
+
     def test_a_thread_in_another_call_is_an_ordering_error(self) -> None:
         sc = scenario()
         lock = sc.Lock()
@@ -186,6 +235,12 @@ class Skip(unittest.TestCase):
                 sc.skip(A, lock.release)
             with self.assertRaisesRegex(TypeError, "skip: thread 'A' has no method"):
                 sc.skip(A)
+            # The acquire runs; the next call is not the one named.
+            with self.assertRaisesRegex(ThreadOrderingError, "'A' was expected to be in "
+                                        r"Lock\.acquire .* but it is in Lock\.release"):
+                sc.skip(A, lock.acquire, lock.acquire)
+            sc.skip(A, lock.release, wait=True)
+        self.assertEqual(calls(sc, A), ["acquire", "release"])
 
 
 class Finish(unittest.TestCase):

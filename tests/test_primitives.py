@@ -353,12 +353,13 @@ class PrivateAttributes(unittest.TestCase):
                     getattr(primitive, name)
 
     def test_dunders_are_not_forwarded(self) -> None:
-        # A real Event has a __dict__; the blanket one has slots only, and
-        # __getattr__ does not hand out the real one's.
-        event = scenario().Event()
+        # A real Event has a __dict__; the blanket one's own holds its
+        # switched methods, and __getattr__ does not hand out the real one's.
+        sc = scenario()
+        event = sc.Event()
         self.assertTrue(hasattr(threading.Event(), "__dict__"))
-        with self.assertRaises(AttributeError):
-            event.__dict__  # noqa: B018
+        self.assertIsNot(event.__dict__, sc.raw(event).__dict__)
+        self.assertNotIn("_flag", event.__dict__)
 
     def test_unset_slots_are_not_looked_up_on_the_real_primitive(self) -> None:
         sc = scenario()
@@ -659,3 +660,54 @@ class SchedulerAndRawHandles(unittest.TestCase):
 
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()
+
+
+class SwitchedMethods(unittest.TestCase):
+    """Outside a scenario a method is switched to the real primitive's own;
+    a method taken at any time is regulated inside the scenario."""
+
+    def test_outside_a_scenario_a_call_is_the_real_methods(self) -> None:
+        sc = scenario()
+        for kind in KINDS:
+            primitive = make(sc, kind)
+            real = sc.raw(primitive)
+            for name in primitive._direct:
+                with self.subTest(kind=kind, name=name):
+                    method = getattr(primitive, name)
+                    self.assertIsInstance(method, blanket.primitives.SwitchedMethod)
+                    self.assertEqual(method.func, getattr(real, name))
+                    self.assertIs(method.__self__, primitive)
+                    self.assertEqual(method.__name__, name)
+
+    def test_inside_a_scenario_a_call_is_the_classs(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+        with sc:
+            self.assertEqual(lock.acquire.func, blanket.primitives.Lock.acquire.__get__(lock))
+            made_inside = sc.Lock()
+            self.assertIs(made_inside.release.__func__, blanket.primitives.Lock.release)
+            self.assertNotEqual(made_inside.release.func, sc.raw(made_inside).release)
+        self.assertEqual(made_inside.release.func, sc.raw(made_inside).release)
+        self.assertEqual(repr(lock.acquire), f"<bound method Lock.acquire of {lock!r}>")
+
+    def test_a_method_taken_before_entering_is_regulated_inside(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+        acquire = lock.acquire
+        # threading.Condition keeps the lock's acquire and release as its own.
+        condition = threading.Condition(lock)
+
+        def through_condition() -> None:
+            condition.acquire()
+            condition.release()
+
+        A = sc.thread(acquire)
+        B = sc.thread(through_condition)
+        with sc:
+            (tx,) = sc.api(lock).unblock(acquire, A)
+            sc.wait(tx)
+            sc.raw(lock).release()
+            sc.skip(B, lock.acquire, lock.release, wait=True)
+        self.assertEqual([(t.thread, t.spec.name) for t in sc.log],
+                         [(A, "acquire"), (B, "acquire"), (B, "release")])
+        self.assertIs(acquire.func.__self__, sc.raw(lock))

@@ -26,6 +26,12 @@ class StateOrder(unittest.TestCase):
     def test_no_order_against_other_types(self) -> None:
         with self.assertRaises(TypeError):
             State.BLOCKED < 1  # noqa: B015
+        with self.assertRaises(TypeError):
+            State.BLOCKED <= 1  # noqa: B015
+        with self.assertRaises(TypeError):
+            State.BLOCKED > 1  # noqa: B015
+        with self.assertRaises(TypeError):
+            State.BLOCKED >= 1  # noqa: B015
         self.assertNotEqual(State.BLOCKED, 0)
 
     def test_index_and_repr(self) -> None:

@@ -1,0 +1,175 @@
+"""Run blanket's benchmarks: ``python -m bench [--scale S] [--repeats N] [--blanket10 PYTHON]``.
+
+Prints, measured in one run, each figure of issue #7 with its target and
+whether it is met. The compared things are measured side by side: their
+repetitions are interleaved and each figure is the best of its repetitions,
+so a noisy, shared machine shifts both sides of a ratio alike.
+
+With ``--blanket10 PYTHON`` (an interpreter whose environment has blanket
+1.0 installed, see ``make bench10``) the same measurements run there too, in
+a subprocess, and are printed side by side. ``--scale`` multiplies every
+iteration count (the test suite runs it tiny, to check it runs and prints
+every figure; it never looks at the numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from . import measure
+
+
+class Figure(NamedTuple):
+    """One printed figure: how to compute it from the measurements, its
+    unit, and its target (the figure must not exceed it)."""
+
+    label: str
+    compute: Callable[[dict[str, Any]], float]
+    unit: str
+    target: float | None
+
+
+def _ratio(top: str, bottom: str) -> Callable[[dict[str, Any]], float]:
+    return lambda m: float(m[top]) / float(m[bottom])
+
+
+def _value(name: str, scale: float = 1.0) -> Callable[[dict[str, Any]], float]:
+    return lambda m: float(m[name]) * scale
+
+
+#: What is printed, in order; a figure without a target is context.
+FIGURES = [
+    Figure("bare round trip: main -> partner -> main, two threading.Locks",
+           _value("bare_round_trip", 1e-3), "us", None),
+    Figure("scripted transaction: skip(t, acquire, release), 2 threads",
+           _value("tx_2", 1e-3), "us", None),
+    Figure("  transaction / bare round trip (each is scheduler -> thread -> scheduler)",
+           _ratio("tx_2", "bare_round_trip"), "x", 2.0),
+    Figure("  context: bare round trip through two queue.SimpleQueues (blanket parks on them)",
+           _value("bare_queue_round_trip", 1e-3), "us", None),
+    Figure("  context: transaction / that round trip",
+           _ratio("tx_2", "bare_queue_round_trip"), "x", None),
+    Figure("scripted transaction, 64 threads round robin",
+           _value("tx_64", 1e-3), "us", None),
+    Figure("  per hand-off, 64 threads / 2 threads",
+           _ratio("tx_64", "tx_2"), "x", 1.3),
+    Figure("outside a scenario: lock.acquire(); lock.release(), threading.Lock",
+           _value("bare_call"), "ns", None),
+    Figure("outside a scenario: lock.acquire(); lock.release(), blanket Lock",
+           _value("outside_call"), "ns", None),
+    Figure("  blanket / threading, acquire + release",
+           _ratio("outside_call", "bare_call"), "x", 3.0),
+    Figure("outside a scenario: with lock: pass, threading.Lock",
+           _value("bare_with"), "ns", None),
+    Figure("outside a scenario: with lock: pass, blanket Lock",
+           _value("outside_with"), "ns", None),
+    Figure("  blanket / threading, with lock",
+           _ratio("outside_with", "bare_with"), "x", 3.0),
+    # Less than a byte per call: nothing grows with the number of calls.
+    Figure("bytes retained per acquire + release outside a scenario",
+           _value("retained_per_call"), "B", 0.99),
+    Figure("bytes held per logged transaction",
+           _value("bytes_per_tx"), "B", 600.0),
+]
+
+
+def _format(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "x":
+        return f"{value:.2f}x"
+    if unit == "B":
+        return f"{value:.1f} B"
+    return f"{value:.1f} {unit}"
+
+
+def _target(figure: Figure) -> str:
+    if figure.target is None:
+        return ""
+    if figure.unit == "B" and figure.target < 1:
+        return "0 B"
+    return "<= " + _format(figure.target, figure.unit)
+
+
+def report(ours: dict[str, Any], theirs: dict[str, Any] | None,
+           theirs_note: str | None) -> list[str]:
+    """The printed lines: every figure with its target and verdict."""
+    lines = [f"measured: {ours['version']}"]
+    if theirs is not None:
+        lines.append(f"side by side: {theirs['version']}")
+    elif theirs_note:
+        lines.append(f"blanket 1.0: {theirs_note}")
+    width = max(len(f.label) for f in FIGURES)
+    header = f"{'figure':<{width}}  {'measured':>11}  {'target':>10}  {'met':>3}"
+    if theirs is not None:
+        header += f"  {'blanket 1.0':>11}"
+    lines += [header, "-" * len(header)]
+    all_met = True
+    for figure in FIGURES:
+        value = figure.compute(ours)
+        met = "" if figure.target is None else ("yes" if value <= figure.target else "NO")
+        all_met = all_met and met != "NO"
+        line = (f"{figure.label:<{width}}  {_format(value, figure.unit):>11}  "
+                f"{_target(figure):>10}  {met:>3}")
+        if theirs is not None:
+            line += f"  {_format(figure.compute(theirs), figure.unit):>11}"
+        lines.append(line)
+    lines.append("every target met" if all_met else "some targets NOT met")
+    return lines
+
+
+def run_blanket10(python: str, scale: float, repeats: int, timeout: float
+                  ) -> tuple[dict[str, Any] | None, str]:
+    """The figures of blanket 1.0, measured by *python* in a subprocess."""
+    script = Path(measure.__file__).resolve()
+    # -P: this checkout's directory stays off sys.path, so ``import blanket``
+    # finds the environment's blanket 1.0.
+    command = [python, "-P", str(script), str(scale), str(repeats)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return None, f"did not finish within {timeout:.0f} s"
+    except OSError as exc:
+        return None, f"could not run {python}: {exc}"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return None, f"failed ({last})"
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures, ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply every iteration count (default 1)")
+    parser.add_argument("--repeats", type=int, default=9,
+                        help="interleaved repetitions of each measurement (default 9)")
+    parser.add_argument("--blanket10", metavar="PYTHON",
+                        help="an interpreter with blanket 1.0 installed, measured alongside")
+    parser.add_argument("--blanket10-scale", type=float, default=0.1,
+                        help="iteration scale for blanket 1.0, which is slow (default 0.1)")
+    parser.add_argument("--blanket10-timeout", type=float, default=120.0,
+                        help="seconds blanket 1.0's run may take (default 120)")
+    args = parser.parse_args(argv)
+    print("blanket benchmarks: each figure is the best of "
+          f"{args.repeats} interleaved repetitions (scale {args.scale:g})", flush=True)
+    ours = measure.collect(args.scale, args.repeats)
+    theirs, note = None, ""
+    if args.blanket10:
+        theirs, note = run_blanket10(args.blanket10, args.scale * args.blanket10_scale,
+                                     args.repeats, args.blanket10_timeout)
+    for line in report(ours, theirs, note):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
