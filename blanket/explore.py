@@ -10,14 +10,18 @@ or asleep for good (:mod:`blanket.progress`), it lets one parked call go;
 which one is the strategy's choice:
 
 ``"dfs"``
-    every distinct order, depth first, with partial-order reduction (calls
-    on different primitives commute, so sleep sets keep one order of them)
-    and an optional bound on preemptions;
+    every distinct order, depth first, with dynamic partial-order reduction
+    (calls on different primitives commute, so one order of them is run:
+    the reversals of the run's races and sleep sets decide which) and an
+    optional bound on preemptions;
 ``"random"``
     a seeded random choice at every step;
 ``"pct"``
     probabilistic concurrency testing: random thread priorities with
     *depth* - 1 priority change points.
+
+Real time never passes: a call whose outcome depends on its timeout is two
+choices, waited for in time or expired at once.
 
 A run fails when a thread raises, when the invariant fails, or when live
 threads remain and no call can be let go (a deadlock, reported as its
