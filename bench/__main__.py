@@ -59,6 +59,8 @@ FIGURES = [
            _value("tx_64", 1e-3), "us", None),
     Figure("  per hand-off, 64 threads / 2 threads",
            _ratio("tx_64", "tx_2"), "x", 1.3),
+    Figure("  context: bare SimpleQueue round trip, 64 partners / 1 (the machine's own)",
+           _ratio("bare_queue_64", "bare_queue_round_trip"), "x", None),
     Figure("outside a scenario: lock.acquire(); lock.release(), threading.Lock",
            _value("bare_call"), "ns", None),
     Figure("outside a scenario: lock.acquire(); lock.release(), blanket Lock",

@@ -56,29 +56,36 @@ def bare_round_trip(n: int) -> float:
     return elapsed / n
 
 
-def bare_queue_round_trip(n: int) -> float:
-    """:func:`bare_round_trip` through two ``queue.SimpleQueue`` objects, the
+def bare_queue_round_trip(n: int, partners: int = 1) -> float:
+    """:func:`bare_round_trip` through ``queue.SimpleQueue`` objects, the
     hand-off blanket's own parked threads sleep on (context: on the
-    free-threaded build it is faster than the one through locks)."""
-    ping: queue.SimpleQueue[None] = queue.SimpleQueue()
+    free-threaded build it is faster than the one through locks), with the
+    main thread going round robin over *partners* threads, each parked on a
+    queue of its own between its turns (context for the 64-thread figure)."""
+    pings: list[queue.SimpleQueue[None]] = [queue.SimpleQueue() for _ in range(partners)]
     pong: queue.SimpleQueue[None] = queue.SimpleQueue()
+    rounds = max(1, n // partners)
 
-    def partner() -> None:
-        for _ in range(n + 1):
+    def partner(ping: queue.SimpleQueue[None]) -> None:
+        for _ in range(rounds + 1):
             ping.get()
             pong.put(None)
 
-    thread = threading.Thread(target=partner, daemon=True)
-    thread.start()
-    ping.put(None)  # one warm-up round trip: the partner is running
-    pong.get()
-    start = time.perf_counter_ns()
-    for _ in range(n):
+    threads = [threading.Thread(target=partner, args=(ping,), daemon=True) for ping in pings]
+    for thread in threads:
+        thread.start()
+    for ping in pings:  # one warm-up round trip each: the partners are running
         ping.put(None)
         pong.get()
+    start = time.perf_counter_ns()
+    for _ in range(rounds):
+        for ping in pings:
+            ping.put(None)
+            pong.get()
     elapsed = time.perf_counter_ns() - start
-    thread.join()
-    return elapsed / n
+    for thread in threads:
+        thread.join()
+    return elapsed / (rounds * partners)
 
 
 def scripted_transaction(threads: int, rounds: int) -> float:
@@ -241,6 +248,7 @@ def collect(scale: float = 1.0, repeats: int = 9) -> dict[str, Any]:
         # short runs finds the quiet moments.
         keep("bare_round_trip", bare_round_trip(count(1500)))
         keep("bare_queue_round_trip", bare_queue_round_trip(count(1500)))
+        keep("bare_queue_64", bare_queue_round_trip(count(1536), partners=64))
         keep("tx_2", scripted_transaction(2, count(400)))
         keep("tx_64", scripted_transaction(64, count(12)))
         keep("bare_round_trip", bare_round_trip(count(1500)))
