@@ -166,6 +166,55 @@ def semaphore_pool() -> list[str]:
 _BAC = [f"worker {name} got the lock" for name in "BAC"]
 
 #: name -> (scenario, the order every run must give)
+def exploration() -> list[str]:
+    """An exhaustive search of the if/while consumers' fix (its count and
+    every schedule), and the failing schedule the search of the bug finds:
+    the same on every run, or DFS would have refused the setup."""
+    from tests import explore_bugs
+
+    fixed = blanket.explore(explore_bugs.if_not_while_fixed)
+    previous = threading.excepthook
+    threading.excepthook = lambda args: None  # the bug's IndexError, expected
+    try:
+        failure = blanket.explore(explore_bugs.if_not_while).failure
+    finally:
+        threading.excepthook = previous
+    assert failure is not None
+    return ([f"fixed: {fixed.count} orders, exhausted {fixed.exhausted}"]
+            + [" ".join(schedule) for schedule in fixed.schedules]
+            + [f"bug: {failure.kind}: {' '.join(step.mark for step in failure.schedule)}"])
+
+
+_EXPLORATION = [
+    'fixed: 24 orders, exhausted True',
+    'A A B B C C C C C C A A B B',
+    'A A B B C C C C C C B B A A',
+    'A A B B C C C A A C C C B B',
+    'A A C C C C C C A A B B',
+    'A A C C C C C C B B A A',
+    'A A C C C A A B B C C C B B',
+    'A A C C C A A C C C B B',
+    'A A C C C B B A A C C C A A',
+    'A A C C C B B C C C A A',
+    'B B A A C C C C C C A A B B',
+    'B B A A C C C C C C B B A A',
+    'B B A A C C C B B C C C A A',
+    'B B C C C C C C A A B B',
+    'B B C C C C C C B B A A',
+    'B B C C C A A B B C C C B B',
+    'B B C C C A A C C C B B',
+    'B B C C C B B A A C C C A A',
+    'B B C C C B B C C C A A',
+    'C C C C C C A A B B',
+    'C C C C C C B B A A',
+    'C C C A A B B C C C B B',
+    'C C C A A C C C B B',
+    'C C C B B A A C C C A A',
+    'C C C B B C C C A A',
+    'bug: exception: A A C C C B B A A C C C',
+]
+
+
 SCENARIOS: dict[str, tuple[Callable[[], list[str]], list[str]]] = {
     "low_level_wait_loop": (low_level_wait_loop, _BAC + [
         f"{name}:Lock.{method}" for name in "BAC" for method in ("acquire", "release")]),
@@ -177,4 +226,9 @@ SCENARIOS: dict[str, tuple[Callable[[], list[str]], list[str]]] = {
     "quickstart": (quickstart, _BAC + [f"worker {name} is past the barrier" for name in "CAB"]),
     "condition_handoff": (condition_handoff, ["B took 2", "A took 1"]),
     "semaphore_pool": (semaphore_pool, ["C", "A", "B"]),
+    "exploration": (exploration, _EXPLORATION),
 }
+
+#: Scenarios that are many scenarios' worth of work (an exploration is 32
+#: runs of its setup) run this many times fewer.
+COST = {"exploration": 10}
