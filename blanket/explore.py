@@ -571,16 +571,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             chooser = (_random_chooser(rng) if strategy == "random"
                        else _pct_chooser(rng, depth, length))
             run = _run(setup, title, timeout, chooser)
-            redundant, mine = False, True
         else:
             run = _run(setup, title, timeout, search.choose)
-            redundant = run.redundant
             search.analyse(run.trace, run.pending)
             prefix = [step.mark for step in run.steps[:split_depth]]
             mine = _owner(prefix, count) == index
         result.runs += 1
         length = max(length, len(run.steps))
-        if mine and not redundant:
+        if mine and not run.redundant:
             result.schedules.append(tuple(step.mark for step in run.steps))
         if mine and run.failure is not None:
             from .reproduce import reproduce

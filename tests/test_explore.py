@@ -431,6 +431,10 @@ class Primitives(unittest.TestCase):
         self.assertIsNone(result.failure, result)
         self.assertTrue(result.exhausted)
         self.assertIn(("A", "A*", "A", "A", "B", "B", "B"), result.schedules)
+        # A random search counts such a run as nothing either.
+        sampled = explore(timed_wait, strategy="random", max_schedules=30, timeout=0.5)
+        self.assertIsNone(sampled.failure, sampled)
+        self.assertLess(len(sampled.schedules), sampled.runs)
 
     def test_semaphore(self) -> None:
         def two_of_three(scenario: Scenario) -> None:
