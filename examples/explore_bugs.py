@@ -42,7 +42,10 @@ def main() -> None:
         assert clean.failure is None, clean
         print(f"{name:26} {strategy:8} {found_in:8.3f}s {found.runs:5}   "
               f"{clean.count:11} {str(clean.exhausted):>9} {clean_in:6.2f}s")
-        print(f"    {found.failure.kind}: {found.failure.message.splitlines()[-1][:90]}")
+        said = found.failure.message.splitlines()[-1]
+        if not said.startswith(found.failure.kind):
+            said = f"{found.failure.kind}: {said}"
+        print(f"    {said[:100]}")
 
 
 if __name__ == "__main__":
