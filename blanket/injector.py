@@ -89,17 +89,29 @@ class Location:
                            f"token {token!r}", skip, after)
 
     @classmethod
-    def bytecode(cls, function: _Function, bytecode: str | int, *, skip: int = 0,
-                 after: Location | None = None) -> Location:
+    def bytecode(cls, function: _Function, bytecode: str | int, stop: int | None = None, *,
+                 skip: int = 0, after: Location | None = None) -> Location:
         """One instruction: the first whose name is *bytecode* (``"STORE_ATTR"``;
         *skip* and *after* as for :meth:`text`), or the one at byte offset
-        *bytecode* as :mod:`dis` shows it."""
+        *bytecode* as :mod:`dis` shows it; with *stop* (a byte offset too, of
+        the instruction after the span, or the code's end), the instructions
+        from *bytecode* up to *stop*."""
         if isinstance(bytecode, int):
-            index = _offsets(function).get(bytecode)
+            offsets = _offsets(function)
+            index = offsets.get(bytecode)
             if index is None:
                 raise ValueError(f"no instruction of {_name(function)} starts at "
                                  f"offset {bytecode}")
-            return cls(function, index, index + 1)
+            if stop is None:
+                return cls(function, index, index + 1)
+            end = len(_plain(function).__code__.co_code)
+            last = offsets.get(stop, len(_instructions(function)) if stop == end else None)
+            if last is None or last <= index:
+                raise ValueError(f"stop={stop}: no instruction of {_name(function)} "
+                                 f"starts there after offset {bytecode}")
+            return cls(function, index, last)
+        if stop is not None:
+            raise TypeError("stop goes with a byte offset, not with an instruction's name")
         first = 0 if after is None else after.stop
         matches = [index for index, instruction in enumerate(_instructions(function))
                    if instruction.name == bytecode and index >= first]

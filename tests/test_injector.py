@@ -186,6 +186,21 @@ class Bytecodes(unittest.TestCase):
                     ValueError, f"no instruction of two_stores starts at offset {bad}"):
                 Location.bytecode(two_stores, bad)
 
+    def test_by_offsets_from_and_to(self) -> None:
+        shown = [i for i in dis.get_instructions(two_stores) if i.opname != "CACHE"]
+        stores = [n for n, i in enumerate(shown) if i.opname == "STORE_ATTR"]
+        first = Location.bytecode(two_stores, shown[stores[0]].offset)
+        span = Location.bytecode(two_stores, shown[stores[0]].offset, shown[stores[1]].offset)
+        self.assertEqual((span.start, span.stop), (first.start, first.start + stores[1] - stores[0]))
+        end = len(two_stores.__code__.co_code)
+        whole = Location.bytecode(two_stores, shown[0].offset, end)
+        self.assertEqual((whole.start, whole.stop), (0, len(names(two_stores))))
+        for bad in (shown[stores[0]].offset, shown[stores[0]].offset + 1, end + 2):
+            with self.subTest(stop=bad), self.assertRaisesRegex(ValueError, f"stop={bad}: "):
+                Location.bytecode(two_stores, shown[stores[0]].offset, bad)
+        with self.assertRaisesRegex(TypeError, "stop goes with a byte offset"):
+            Location.bytecode(two_stores, "STORE_ATTR", 4)
+
     def test_by_offset_with_extended_args(self) -> None:
         # 300 locals: stores past the 256th need an EXTENDED_ARG prefix; the
         # offset of the prefix and the one dis shows for the opcode itself
