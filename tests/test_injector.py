@@ -191,7 +191,8 @@ class Bytecodes(unittest.TestCase):
         stores = [n for n, i in enumerate(shown) if i.opname == "STORE_ATTR"]
         first = Location.bytecode(two_stores, shown[stores[0]].offset)
         span = Location.bytecode(two_stores, shown[stores[0]].offset, shown[stores[1]].offset)
-        self.assertEqual((span.start, span.stop), (first.start, first.start + stores[1] - stores[0]))
+        self.assertEqual((span.start, span.stop),
+                         (first.start, first.start + stores[1] - stores[0]))
         end = len(two_stores.__code__.co_code)
         whole = Location.bytecode(two_stores, shown[0].offset, end)
         self.assertEqual((whole.start, whole.stop), (0, len(names(two_stores))))
