@@ -168,17 +168,6 @@ class _Option:
         return 2 * self.thread + (self.how == "expire")
 
 
-def _hows(tx: Transaction) -> tuple[str, ...]:
-    """The ways the parked *tx* can be let go (none while it would sleep for ever)."""
-    if tx.state is not State.BLOCKED:
-        return ("go",) if tx.state is not State.STALLED or progress.available(tx) else ()
-    available = progress.available(tx)
-    if not progress.timed(tx):
-        return ("go",) if available else ()
-    sleeps = tx.spec.name == "wait" and tx.spec.kind in ("Condition", "Barrier")
-    return ("go",) if available and not sleeps else ("wait", "expire")
-
-
 def _key(tx: Transaction) -> str:
     """What a step acts on, for telling dependent steps apart."""
     return progress.name_of(progress.resource(tx.primitive))
@@ -230,7 +219,7 @@ class _Run:
             parked = progress.parked(core)
             self.pending = {self._index(tx.thread): _key(tx) for tx in parked}
             return [_Option(self._index(tx.thread), _key(tx), tx, how)
-                    for tx in parked for how in _hows(tx)]
+                    for tx in parked for how in progress.ways(tx)]
 
     def step(self, option: _Option) -> None:
         """Let *option*'s call go, and wait until nothing moves again."""
@@ -257,17 +246,14 @@ class _Run:
             self.steps.append(step)  # the step after which a thread ran off
             raise
         with self.core.lock:
-            after = self._observe()
-            moved = []
-            for index, seen in after.items():
-                if index != option.thread and seen == before.get(index):
-                    continue
-                waiting = seen[1] is State.WAITING and not seen[2]
-                moved.append((self.threads[index].name, "waiting" if waiting else "parked"))
-        self.trace.append((option.thread, option.key, tuple(
-            self.threads.index(t) for t in self.threads
-            if t.name in dict(moved) and self.threads.index(t) != option.thread)))
-        self.steps.append(dataclasses.replace(step, settled=tuple(moved)))
+            moved = [(index, seen) for index, seen in self._observe().items()
+                     if index == option.thread or seen != before.get(index)]
+        self.trace.append((option.thread, option.key,
+                           tuple(index for index, _ in moved if index != option.thread)))
+        self.steps.append(dataclasses.replace(step, settled=tuple(
+            (self.threads[index].name,
+             "waiting" if seen[1] is State.WAITING and not seen[2] else "parked")
+            for index, seen in moved)))
 
     def finish(self) -> None:
         """Nothing can be let go: tear down, and say what went wrong."""
@@ -464,14 +450,14 @@ class _DepthFirst:
         for q in enabled:
             node.want(q)
 
-    def backtrack(self, skip: Callable[[int], bool]) -> bool:
+    def backtrack(self, foreign_from: int | None = None) -> bool:
         """Move to the next run; ``False`` when the space is exhausted.
-        *skip(depth)* says an alternative at that depth is not this shard's."""
+        Alternatives at depth *foreign_from* and deeper are another shard's."""
         while self.stack:
             depth = len(self.stack) - 1
             node = self.stack[depth]
             node.done.append(node.choice)
-            if not skip(depth):
+            if foreign_from is None or depth < foreign_from:
                 for choice in node.backtrack:
                     if choice not in node.done and choice not in node.sleep \
                             and self._allowed(node, choice):
@@ -588,14 +574,9 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                                      reproduce(setup, steps, kind, message, run))
             break
         if search is not None:
-
-            def foreign(depth: int, run: _Run = run) -> bool:
-                if depth < split_depth:
-                    return False
-                head = [step.mark for step in run.steps[:split_depth]]
-                return _owner(head, count) != index
-
-            if not search.backtrack(foreign):
+            # From split_depth down an alternative keeps this run's first
+            # choices, so it belongs where this run does.
+            if not search.backtrack(None if mine else split_depth):
                 result.exhausted = True
                 break
     result.elapsed = time.monotonic() - started

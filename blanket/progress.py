@@ -83,11 +83,18 @@ def timed(tx: Transaction) -> bool:
     return timeout is not None and timeout.value is not None
 
 
-def enabled(core: ScenarioCore, tx: Transaction) -> bool:
-    """Whether letting the parked *tx* go lets its thread go on: it is
-    available, or it can time out (the exploration expires it then)."""
-    return tx.state is not State.BLOCKED and tx.state is not State.STALLED \
-        or available(tx) or timed(tx)
+def ways(tx: Transaction) -> tuple[str, ...]:
+    """How the parked *tx* can be let go without its thread sleeping for
+    ever: ``("go",)``; for a call whose outcome depends on its timeout,
+    ``("wait", "expire")`` (what it waits for comes in time, or its timeout
+    runs out now); none while it cannot go on."""
+    if tx.state is not State.BLOCKED:
+        return ("go",) if tx.state is not State.STALLED or available(tx) else ()
+    can_go = available(tx)
+    if not timed(tx):
+        return ("go",) if can_go else ()
+    sleeps = tx.spec.name == "wait" and tx.spec.kind in ("Condition", "Barrier")
+    return ("go",) if can_go and not sleeps else ("wait", "expire")
 
 
 def _sleepers(core: ScenarioCore, primitive: Any, name: str) -> int:
@@ -157,7 +164,7 @@ def parked(core: ScenarioCore) -> list[Transaction]:
 
 def choices(core: ScenarioCore) -> list[Transaction]:
     """The parked calls the scheduler can let go, in thread order."""
-    return [tx for tx in parked(core) if enabled(core, tx)]
+    return [tx for tx in parked(core) if ways(tx)]
 
 
 def stuck_report(core: ScenarioCore) -> str:
