@@ -29,7 +29,7 @@ from .errors import Abandoned, SchedulerError, StallError
 from .log import Log
 from .parking import Parker
 from .states import State
-from .transaction import CallSpec, Transaction
+from .transaction import USER_TIMEOUT, CallSpec, Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
     from .signals import Signaled
@@ -102,6 +102,8 @@ class ScenarioCore:
         self._counters: dict[str, itertools.count[int]] = {}
         self._watchers: list[Parker] = []
         self._spare: list[Parker] = []
+        # Wakes the scheduler let go of and delivers as it next sleeps.
+        self._deferred: list[Parker] = []
         # A change the watchers have not been woken for yet. The worker's
         # path sets it while it keeps the lock a while longer and calls
         # changed() before letting the lock go: woken earlier, a watcher would
@@ -183,6 +185,17 @@ class ScenarioCore:
                 claimed.append(parker)
         return claimed
 
+    def _wakes(self, record: ThreadRecord | None) -> list[Parker] | None:
+        """The wakes a worker's change calls for, claimed (lock held).
+
+        None while the scheduler waits for the worker's approved call (see
+        ThreadRecord.approved): it is woken when that call is made, or the
+        thread parks or ends instead, not on every step before.
+        """
+        if not self._pending or (record is not None and record.approved is not None):
+            return None
+        return self._claim()
+
     def reset(self) -> None:
         """Forget finished transactions and threads with nothing in flight."""
         self.log._clear()
@@ -203,7 +216,8 @@ class ScenarioCore:
         re-acquire the scheduler already allowed by un-stalling its wait).
         """
         thread = threading.current_thread()
-        claimed: list[Parker] = []
+        claimed: list[Parker] | None = None
+        worker_tx: Transaction | None = None
         with self.lock:
             if not self.regulated or thread in self.abandoned:
                 tx = None
@@ -218,17 +232,16 @@ class ScenarioCore:
                         "it would wait for itself. Use scenario.raw(primitive) to "
                         "call it unregulated.")
                 try:
-                    tx = self.open(thread, primitive, spec, args, park=park)
-                    args = tx.call_args()
+                    tx = worker_tx = self.open(thread, primitive, spec, args, park=park)
                 finally:
-                    if self._pending:
-                        claimed = self._claim()
-        # The wakes of changed(), delivered once the lock is let go.
-        for parker in claimed:
-            parker.deliver()
-        worker_tx = tx if tx is not None and tx._parker is not None else None
+                    claimed = self._wakes(self.records.get(thread))
+                if tx._timeout_mode is not USER_TIMEOUT:
+                    args = tx.call_args()
+        if claimed:  # the wakes, delivered once the lock is let go
+            for parker in claimed:
+                parker.deliver()
         try:
-            if worker_tx is not None:  # parked just now: abandoned meanwhile?
+            if worker_tx is not None and self.abandoned:  # abandoned while parked?
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)
@@ -293,7 +306,7 @@ class ScenarioCore:
     def close(self, tx: Transaction, outcome: object, end: State) -> None:
         """Finish a transaction: ``COMMITTED``, ``PAUSED`` if asked, ``EXITING``,
         then *end*; into the log."""
-        claimed: list[Parker] = []
+        claimed: list[Parker] | None = None
         with self.lock:
             tx._result = outcome
             if tx._parker is None:  # recorded outside the scenario
@@ -301,30 +314,28 @@ class ScenarioCore:
                 self.log._append(tx)
                 self.changed()
             else:
-                self.advance(tx, State.COMMITTED)
                 if (tx._pause or tx._holds > 0) and self.regulated:  # tx.pausing
+                    self.advance(tx, State.COMMITTED)
                     self.advance(tx, State.PAUSED)
                     self.park(tx)
-                # advance() twice, inline: this runs once per call.
+                    now = time.monotonic()
+                    tx._history += (now, State.EXITING, now, end)
+                else:
+                    # advance() three times, inline: this runs once per call.
+                    now = time.monotonic()
+                    tx._history += (now, State.COMMITTED, now, State.EXITING, now, end)
                 tx._state = end
-                tx._history += (time.monotonic(), State.EXITING, time.monotonic(), end)
                 record = self.records[tx.thread]
                 record.chain.remove(tx)
                 del self.active[tx]
                 if tx.parent is not None:
                     tx.parent._children -= 1
                 self.log._entries.append(tx)
-                if record.approved is not None:
-                    # scenario.skip waits for this thread's next call, which
-                    # it approved (see ThreadRecord), not for this one's end:
-                    # the wake comes when that call is made, or the thread
-                    # parks or ends instead.
-                    self._pending = True
-                else:
-                    claimed = self._claim()
-        # The wakes of changed(), delivered once the lock is let go.
-        for parker in claimed:
-            parker.deliver()
+                self._pending = True
+                claimed = self._wakes(record)
+        if claimed:  # the wakes, delivered once the lock is let go
+            for parker in claimed:
+                parker.deliver()
 
     def advance(self, tx: Transaction, state: State) -> None:
         """Move *tx* forward to *state* (lock held) and tell the scheduler."""
@@ -342,10 +353,8 @@ class ScenarioCore:
         # Every caller parks only while regulated, so the loop runs and the
         # claimed wakes are delivered.
         assert parker is not None and self.regulated
-        deliver: list[Parker] | None = claimed
         while tx._parked and self.regulated:
-            parker.sleep(self.lock, -1, deliver)
-            deliver = None
+            parker.sleep(self.lock, -1, claimed)
         tx._parked = False
 
     def waiting(self, tx: Transaction) -> None:
@@ -406,40 +415,72 @@ class ScenarioCore:
         explicit *timeout* raises plain ``TimeoutError``.
         """
         pairs = list(items)
+        with self.lock:
+            return self.wait_locked(pairs, timeout)
+
+    def wait_locked(self, pairs: list[tuple[object, Signaled]], timeout: float | None
+                    ) -> set[object]:
+        """:meth:`wait`, with the lock held (and still held on return).
+
+        Wakes the scheduler deferred (:meth:`defer_release`) are delivered
+        as it goes to sleep, or on return if it does not sleep.
+        """
         parker: Parker | None = None
         deadline = 0.0
-        with self.lock:
-            try:
-                while True:
-                    hit = set()
-                    for item, token in pairs:
-                        if token.signalled(self):
-                            hit.add(item)
-                    if hit:
-                        return hit
-                    if parker is None:
-                        # Most waits of a script find what they wait for at
-                        # once; the rest sleep on a parker kept for reuse.
-                        bound = self.timeout if timeout is None else timeout
-                        deadline = time.monotonic() + bound
-                        parker = self._spare.pop() if self._spare else Parker()
-                        self._watchers.append(parker)
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        waited = ", ".join(repr(token) for _, token in pairs)
-                        if timeout is not None:
-                            raise TimeoutError(
-                                f"scenario {self.name!r}: nothing of {waited} "
-                                f"signalled within {timeout} s")
-                        raise StallError(
-                            f"scenario {self.name!r} stalled: nothing of {waited} "
-                            f"signalled within {bound} s", self.report())
-                    parker.sleep(self.lock, remaining)
-            finally:
-                if parker is not None:
-                    self._watchers.remove(parker)
-                    # Left armed (its permit empty): the next wait may reuse it.
-                    self._spare.append(parker)
+        try:
+            while True:
+                hit = set()
+                for item, token in pairs:
+                    if token.signalled(self):
+                        hit.add(item)
+                if hit:
+                    return hit
+                if parker is None:
+                    # Most waits of a script find what they wait for at
+                    # once; the rest sleep on a parker kept for reuse.
+                    bound = self.timeout if timeout is None else timeout
+                    deadline = time.monotonic() + bound
+                    parker = self._spare.pop() if self._spare else Parker()
+                    self._watchers.append(parker)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    waited = ", ".join(repr(token) for _, token in pairs)
+                    if timeout is not None:
+                        raise TimeoutError(
+                            f"scenario {self.name!r}: nothing of {waited} "
+                            f"signalled within {timeout} s")
+                    raise StallError(
+                        f"scenario {self.name!r} stalled: nothing of {waited} "
+                        f"signalled within {bound} s", self.report())
+                parker.sleep(self.lock, remaining, self._deferred)
+        finally:
+            if parker is not None:
+                self._watchers.remove(parker)
+                # Left armed (its permit empty): the next wait may reuse it.
+                self._spare.append(parker)
+            self.deliver_deferred()
+
+    def defer_release(self, tx: Transaction) -> None:
+        """Let *tx* go from its park, but deliver the wake only when the
+        scheduler next sleeps in :meth:`wait_locked` (lock held).
+
+        With the GIL, a thread woken while the scheduler still runs would
+        only wake again when the scheduler lets the GIL go; woken as the
+        scheduler goes to sleep, it runs at once.
+        """
+        tx._parked = False
+        parker = tx._parker
+        assert parker is not None
+        claimed = parker.claim()
+        assert claimed, "a parked call's thread sleeps on its parker until woken"
+        self._deferred.append(parker)
+
+    def deliver_deferred(self) -> None:
+        """Deliver the wakes :meth:`defer_release` kept back (lock held)."""
+        if self._deferred:
+            for parker in self._deferred:
+                parker.deliver()
+            self._deferred.clear()
 
     # -- entering and exiting -------------------------------------------------
 

@@ -445,43 +445,40 @@ class Dispatch:
 
 
 def expect(core: ScenarioCore, thread: object, primitive: Primitive,
-           name: str | tuple[str, ...], state: State, *, unblock: bool = False,
-           parked: Parked | None = None, approve: tuple[Primitive, str] | None = None
-           ) -> Transaction:
+           name: str | tuple[str, ...], state: State) -> Transaction:
     """Wait until *thread* is parked, and return its call if that is a call
     of *name* (or of one of several names) on *primitive* in *state*;
-    ``ThreadOrderingError`` otherwise. With *unblock* the call is let go
-    from its park before the lock is given up (what ``tx.unblock()`` does
-    right after, in one step), and *approve* (see :func:`skip`) is the call
-    the thread may let through its block itself next. *parked* is the
-    ``Parked(thread)`` token, when the caller has one."""
+    ``ThreadOrderingError`` otherwise."""
     if not isinstance(thread, threading.Thread):
         raise TypeError(f"expected a thread, not {thread!r}")
     names = (name,) if isinstance(name, str) else name
-    if parked is None:
-        parked = Parked(thread)
-    core.wait([(thread, parked)], None)
     with core.lock:
-        chain = core.chain(thread)
-        if chain:
-            tx = chain[-1]
-            if tx.primitive is primitive and tx.spec.name in names and tx._state is state:
-                if unblock:
-                    if approve is not None and thread not in core.drivers:
-                        core.records[thread].approved = approve
-                    core.release_park(tx)
-                return tx
-        wanted = " or ".join(f"{primitive._kind}.{each}" for each in names)
-        if not chain:
-            raise ThreadOrderingError(
-                f"thread {thread.name!r} terminated; it was expected to call {wanted} "
-                f"on {core.label(primitive)}")
+        return _parked_call(core, thread, primitive, names, state)
+
+
+def _parked_call(core: ScenarioCore, thread: threading.Thread, primitive: Primitive,
+                 names: tuple[str, ...], state: State) -> Transaction:
+    """:func:`expect`, with the lock held."""
+    record = core.records.get(thread)
+    # Parked(thread), looked at here first: a script mostly finds it so.
+    if record is None or not record.chain or not record.chain[-1]._parked:
+        core.wait_locked([(thread, Parked(thread))], None)
+    chain = core.chain(thread)
+    if chain:
         tx = chain[-1]
+        if tx.primitive is primitive and tx.spec.name in names and tx._state is state:
+            return tx
+    wanted = " or ".join(f"{primitive._kind}.{each}" for each in names)
+    if not chain:
         raise ThreadOrderingError(
-            f"thread {thread.name!r} was expected to be in {wanted} on "
-            f"{core.label(primitive)} at {state.name}, but it is in "
-            f"{tx.spec.kind}.{tx.spec.name} on {core.label(tx.primitive)} at "
-            f"{tx.state.name}")
+            f"thread {thread.name!r} terminated; it was expected to call {wanted} "
+            f"on {core.label(primitive)}")
+    tx = chain[-1]
+    raise ThreadOrderingError(
+        f"thread {thread.name!r} was expected to be in {wanted} on "
+        f"{core.label(primitive)} at {state.name}, but it is in "
+        f"{tx.spec.kind}.{tx.spec.name} on {core.label(tx.primitive)} at "
+        f"{tx.state.name}")
 
 
 def settle(core: ScenarioCore, thread: threading.Thread) -> None:
@@ -499,42 +496,60 @@ def _require_entered(core: ScenarioCore, who: str) -> None:
                            "(inside 'with scenario:')")
 
 
+#: A call as a script names it: the primitive and the method's name.
+CallName = tuple[Primitive, str]
+
+
 def _groups(args: tuple[object, ...], who: str, *, repeats: bool = False
-            ) -> list[tuple[threading.Thread, list[object]]]:
-    """Split ``thread, method, ..., thread, method, ...`` into groups (a
-    thread may come back in a later group only with *repeats*)."""
-    groups: list[tuple[threading.Thread, list[object]]] = []
+            ) -> list[tuple[threading.Thread, list[CallName]]]:
+    """Split ``thread, method, ..., thread, method, ...`` into groups, each
+    method as the call it names (a thread may come back in a later group
+    only with *repeats*)."""
+    groups: list[tuple[threading.Thread, list[CallName]]] = []
+    calls: list[CallName] | None = None
     for arg in args:
         if isinstance(arg, threading.Thread):
             if not repeats and any(thread is arg for thread, _ in groups):
                 raise ValueError(f"{who}: thread {arg.name!r} is named twice")
-            groups.append((arg, []))
-        elif not groups:
+            calls = []
+            groups.append((arg, calls))
+        elif calls is None:
             raise TypeError(f"{who}: the arguments start with a thread, not {arg!r}")
         else:
-            groups[-1][1].append(arg)
-    for thread, methods in groups:
-        if not methods:
+            calls.append(_call_of(arg, who))
+    for thread, calls in groups:
+        if not calls:
             raise TypeError(f"{who}: thread {thread.name!r} has no method to call")
     return groups
 
 
-def _owned(method: object) -> tuple[Primitive, str] | None:
-    """The primitive and name of a regulated method, or ``None``."""
+def _call_of(method: object, who: str) -> CallName:
+    """The primitive and name of a regulated method; ``TypeError`` for
+    anything else."""
     owned = owner_of(method)
-    return owned if owned is not None and owned[1] in owned[0]._specs else None
-
-
-def _expect_method(core: ScenarioCore, thread: threading.Thread, method: object,
-                   who: str, *, unblock: bool = False, parked: Parked | None = None,
-                   approve: tuple[Primitive, str] | None = None) -> Transaction:
-    """*thread*'s call of *method*, once it is parked at its scheduler block
-    (and let go from it, with *unblock*)."""
-    owned = _owned(method)
-    if owned is None:
+    if owned is None or owned[1] not in owned[0]._specs:
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
-    return expect(core, thread, owned[0], owned[1], State.BLOCKED, unblock=unblock,
-                  parked=parked, approve=approve)
+    return owned
+
+
+def _let_go(core: ScenarioCore, thread: threading.Thread, call: CallName,
+            approve: CallName | None = None) -> Transaction:
+    """Wait until *thread* is parked at the scheduler block of *call*, and
+    let the call go; return it.
+
+    *approve* is the call the thread may let through its block itself next
+    (see :func:`_next_skipped`); when the approval is given, the wake is
+    delivered as the scheduler next sleeps (the caller waits for that next
+    call at once).
+    """
+    with core.lock:
+        tx = _parked_call(core, thread, call[0], (call[1],), State.BLOCKED)
+        if approve is not None and thread not in core.drivers:
+            core.records[thread].approved = approve
+            core.defer_release(tx)
+        else:
+            core.release_park(tx)
+    return tx
 
 
 def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
@@ -570,11 +585,9 @@ class _Admitted(Signaled):
         return record.admitted is not None or parked.signalled(core)  # type: ignore[attr-defined]
 
 
-def _next_skipped(core: ScenarioCore, tx: Transaction, method: object,
-                  owned: tuple[Primitive, str] | None, parked: Parked) -> Transaction:
+def _next_skipped(core: ScenarioCore, tx: Transaction, call: CallName) -> Transaction:
     """Drive the skipped *tx* to its end, then let its thread's next call,
-    *method* (*owned*: its primitive and name, ``None`` if it is not a
-    method of a primitive), go from its scheduler block; return that call.
+    *call*, go from its scheduler block; return that call.
 
     The quick way: the thread has been told (``ThreadRecord.approved``) to
     let that call through its block itself when it makes it next, so it runs
@@ -584,29 +597,26 @@ def _next_skipped(core: ScenarioCore, tx: Transaction, method: object,
     Anything else -- a call that parks again, a nested call, another call,
     a thread that ends, another driver owning the thread -- goes the long
     way, exactly as without the approval: a driver runs *tx* to its end and
-    :func:`expect` checks and lets go the next call.
+    :func:`_let_go` checks and lets go the next call.
     """
     thread = tx.thread
     with core.lock:
         record = core.records[thread]
-        if owned is not None and record.approved is None and thread not in core.drivers:
-            record.approved = owned  # the thread may not have got there yet
-        approved = record.approved is not None
-    if approved:
-        try:
-            core.wait([(thread, _Admitted(record, parked))], None)
-        finally:
-            with core.lock:
+        if record.approved is None and thread not in core.drivers:
+            record.approved = call  # the thread may not have got there yet
+        if record.approved is not None:
+            try:
+                core.wait_locked([(thread, _Admitted(record, Parked(thread)))], None)
+            finally:
                 admitted, record.approved, record.admitted = record.admitted, None, None
-                done = tx.done
-        # A call the barrier action made on the thread (tx pushed off its
-        # chain) went through too, as the driver below would have let it go;
-        # it is not the next call.
-        if admitted is not None and done:
-            return admitted
+            # A call the barrier action made on the thread (tx pushed off its
+            # chain) went through too, as the driver below would have let it
+            # go; it is not the next call.
+            if admitted is not None and tx.done:
+                return admitted
     if not tx.done:
         run_to_end(core, [tx])
-    return _expect_method(core, thread, method, "skip", unblock=True, parked=parked)
+    return _let_go(core, thread, call)
 
 
 def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
@@ -615,11 +625,11 @@ def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
     _require_entered(core, "park")
     groups = _groups(args, "park")
     parked = {}
-    for thread, methods in groups:
-        if len(methods) != 1:
+    for thread, calls in groups:
+        if len(calls) != 1:
             raise TypeError(f"park: thread {thread.name!r} needs exactly one method, "
-                            f"not {len(methods)}")
-        parked[thread] = _expect_method(core, thread, methods[0], "park")
+                            f"not {len(calls)}")
+        parked[thread] = expect(core, thread, calls[0][0], calls[0][1], State.BLOCKED)
     if wait:
         for tx in parked.values():
             tx.unblock()
@@ -631,18 +641,14 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.skip``: see :meth:`blanket.Scenario.skip`."""
     _require_entered(core, "skip")
-    groups = _groups(args, "skip", repeats=True)
     last: dict[threading.Thread, Transaction] = {}
-    for thread, methods in groups:
-        parked = Parked(thread)
-        owned = [_owned(method) for method in methods]
+    for thread, calls in _groups(args, "skip", repeats=True):
         if thread in last:  # named again: its last call runs to its end first
-            tx = _next_skipped(core, last[thread], methods[0], owned[0], parked)
+            tx = _next_skipped(core, last[thread], calls[0])
         else:
-            tx = _expect_method(core, thread, methods[0], "skip", unblock=True,
-                                parked=parked, approve=owned[1] if len(owned) > 1 else None)
-        for method, its_owned in zip(methods[1:], owned[1:], strict=True):
-            tx = _next_skipped(core, tx, method, its_owned, parked)
+            tx = _let_go(core, thread, calls[0], calls[1] if len(calls) > 1 else None)
+        for call in calls[1:]:
+            tx = _next_skipped(core, tx, call)
         last[thread] = tx
     if wait:
         run_to_end(core, last.values())

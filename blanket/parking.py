@@ -37,13 +37,15 @@ class Parker:
         Returns whether a wake arrived. The caller re-checks what it waits
         for: a wake says something changed, not what. *deliver*: parkers
         whose wakes were claimed (:meth:`claim`) under *lock*; they are
-        delivered once *lock* is released, so the woken find it free.
+        delivered once *lock* is released, so the woken find it free, and
+        the list is emptied.
         """
         self._sleeping = True
         lock.release()
         if deliver:
             for parker in deliver:
                 parker.deliver()
+            deliver.clear()
         try:
             self._permit.get(True, None if timeout < 0 else timeout)
             woken = True

@@ -242,6 +242,20 @@ class Skip(unittest.TestCase):
             sc.skip(A, lock.release, wait=True)
         self.assertEqual(calls(sc, A), ["acquire", "release"])
 
+    def test_a_bad_method_anywhere_is_refused_before_any_call_goes(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+        A = spawn(sc, "A", acquire_release(lock))
+        with sc:
+            with self.assertRaisesRegex(TypeError, "skip: 42 is not a method of a blanket "
+                                        "primitive"):
+                sc.skip(A, lock.acquire, 42)
+            tx = sc.transaction(A)
+            assert tx is not None
+            self.assertIs(tx.state, State.BLOCKED)  # the acquire was not let go
+            sc.skip(A, lock.acquire, lock.release, wait=True)
+        self.assertEqual(calls(sc, A), ["acquire", "release"])
+
 
 class Finish(unittest.TestCase):
     """finish(*threads): every call of each thread goes until the thread ends."""

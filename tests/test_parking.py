@@ -1,10 +1,13 @@
-"""The parker: a thread sleeps on its own permit until another wakes it."""
+"""The parker: a thread sleeps on its own permit until another wakes it; and
+the scheduler's wakes held back until it sleeps."""
 
 from __future__ import annotations
 
 import threading
 import unittest
 
+import blanket
+from blanket import State
 from blanket.parking import Parker
 
 
@@ -60,3 +63,30 @@ class ParkerTests(unittest.TestCase):
         # The permit is armed again: the next sleep, with nobody waking it,
         # times out.
         self.assertFalse(parker.sleep(real, 0))
+
+
+class DeferredRelease(unittest.TestCase):
+    """The scheduler lets a parked call go with its wake held back until it
+    sleeps (ScenarioCore.defer_release); a wait that does not sleep still
+    delivers it."""
+
+    def test_delivered_by_a_wait_that_does_not_sleep(self) -> None:
+        scenario = blanket.Scenario()
+        lock = scenario.Lock()
+
+        def worker() -> None:
+            with lock:
+                pass
+
+        thread = scenario.thread(worker)
+        with scenario:
+            tx = scenario.park(thread, lock.acquire)[thread]
+            core = scenario._core
+            with core.lock:
+                core.defer_release(tx)
+                # Signals at once: the call is still BLOCKED, just not parked.
+                hit = core.wait_locked([(tx, blanket.Reached(tx, State.BLOCKED))], None)
+            self.assertEqual(hit, {tx})
+            # Woken: the acquire runs to its end without anything else letting it go.
+            self.assertIn(tx, scenario.wait(tx, timeout=10))
+            scenario.finish(thread)
