@@ -185,14 +185,14 @@ class ScenarioCore:
                 claimed.append(parker)
         return claimed
 
-    def _wakes(self, record: ThreadRecord | None) -> list[Parker] | None:
+    def _wakes(self, record: ThreadRecord) -> list[Parker] | None:
         """The wakes a worker's change calls for, claimed (lock held).
 
         None while the scheduler waits for the worker's approved call (see
         ThreadRecord.approved): it is woken when that call is made, or the
         thread parks or ends instead, not on every step before.
         """
-        if not self._pending or (record is not None and record.approved is not None):
+        if not self._pending or record.approved is not None:
             return None
         return self._claim()
 
@@ -231,10 +231,14 @@ class ScenarioCore:
                         f"{spec.name} on {self.label(primitive)} inside the scenario; "
                         "it would wait for itself. Use scenario.raw(primitive) to "
                         "call it unregulated.")
+                record = self.records.get(thread)
+                if record is None:
+                    record = self.records[thread] = ThreadRecord()
                 try:
-                    tx = worker_tx = self.open(thread, primitive, spec, args, park=park)
+                    tx = worker_tx = self.open(record, thread, primitive, spec, args,
+                                               park=park)
                 finally:
-                    claimed = self._wakes(self.records.get(thread))
+                    claimed = self._wakes(record)
                 if tx._timeout_mode is not USER_TIMEOUT:
                     args = tx.call_args()
         if claimed:  # the wakes, delivered once the lock is let go
@@ -269,13 +273,11 @@ class ScenarioCore:
                 return chain[-1]
             return None
 
-    def open(self, thread: threading.Thread, primitive: object, spec: CallSpec,
-             args: tuple[Any, ...], *, park: bool) -> Transaction:
-        """Start a transaction (lock held): ``BLOCKED``, parked if *park*,
-        then ``COMMIT`` for a timeout-bearing call."""
-        record = self.records.get(thread)
-        if record is None:
-            record = self.records[thread] = ThreadRecord()
+    def open(self, record: ThreadRecord, thread: threading.Thread, primitive: object,
+             spec: CallSpec, args: tuple[Any, ...], *, park: bool) -> Transaction:
+        """Start a transaction of *thread* (its *record*; lock held):
+        ``BLOCKED``, parked if *park*, then ``COMMIT`` for a timeout-bearing
+        call."""
         parent = record.chain[-1] if record.chain else None
         tx = Transaction(self, thread, primitive, spec, args, parent, record.parker,
                          State.BLOCKED)
@@ -422,7 +424,7 @@ class ScenarioCore:
                     ) -> set[object]:
         """:meth:`wait`, with the lock held (and still held on return).
 
-        Wakes the scheduler deferred (:meth:`defer_release`) are delivered
+        Wakes the scheduler held back (:meth:`defer_release`) are delivered
         as it goes to sleep, or on return if it does not sleep.
         """
         parker: Parker | None = None
@@ -458,7 +460,10 @@ class ScenarioCore:
                 self._watchers.remove(parker)
                 # Left armed (its permit empty): the next wait may reuse it.
                 self._spare.append(parker)
-            self.deliver_deferred()
+            if self._deferred:  # the wait did not sleep
+                for deferred in self._deferred:
+                    deferred.deliver()
+                self._deferred.clear()
 
     def defer_release(self, tx: Transaction) -> None:
         """Let *tx* go from its park, but deliver the wake only when the
@@ -474,13 +479,6 @@ class ScenarioCore:
         claimed = parker.claim()
         assert claimed, "a parked call's thread sleeps on its parker until woken"
         self._deferred.append(parker)
-
-    def deliver_deferred(self) -> None:
-        """Deliver the wakes :meth:`defer_release` kept back (lock held)."""
-        if self._deferred:
-            for parker in self._deferred:
-                parker.deliver()
-            self._deferred.clear()
 
     # -- entering and exiting -------------------------------------------------
 

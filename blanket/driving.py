@@ -459,10 +459,9 @@ def expect(core: ScenarioCore, thread: object, primitive: Primitive,
 def _parked_call(core: ScenarioCore, thread: threading.Thread, primitive: Primitive,
                  names: tuple[str, ...], state: State) -> Transaction:
     """:func:`expect`, with the lock held."""
-    record = core.records.get(thread)
-    # Parked(thread), looked at here first: a script mostly finds it so.
-    if record is None or not record.chain or not record.chain[-1]._parked:
-        core.wait_locked([(thread, Parked(thread))], None)
+    parked = Parked(thread)
+    if not parked.signalled(core):  # a script mostly finds the thread parked
+        core.wait_locked([(thread, parked)], None)
     chain = core.chain(thread)
     if chain:
         tx = chain[-1]
