@@ -115,6 +115,45 @@ def scripted_transaction(threads: int, rounds: int) -> float:
     return elapsed / (2 * rounds * threads)
 
 
+def calls_per_transaction(threads: int, rounds: int) -> float:
+    """The work :func:`scripted_transaction` does per transaction, counted
+    instead of timed: Python function calls in every thread (the script's
+    and blanket's), the first round not counted. Unlike a time, the count
+    does not depend on where the operating system runs the threads."""
+    scenario = blanket.Scenario()
+    lock = scenario.Lock()
+    counting = [False]
+    counts: dict[int, int] = {}  # per thread: no two threads update one entry
+
+    def count(frame: object, event: str, arg: object) -> None:
+        if event == "call" and counting[0]:
+            ident = threading.get_ident()
+            counts[ident] = counts.get(ident, 0) + 1
+
+    def worker() -> None:
+        for _ in range(rounds + 1):
+            lock.acquire()
+            lock.release()
+
+    workers = [scenario.thread(worker) for _ in range(threads)]
+    threading.setprofile(count)  # the workers, started by ``with scenario``
+    try:
+        with scenario:
+            for thread in workers:
+                scenario.skip(thread, lock.acquire, lock.release)
+            sys.setprofile(count)
+            counting[0] = True
+            for _ in range(rounds):
+                for thread in workers:
+                    scenario.skip(thread, lock.acquire, lock.release)
+            counting[0] = False
+            sys.setprofile(None)
+            scenario.finish(*workers)
+    finally:
+        threading.setprofile(None)
+    return sum(counts.values()) / (2 * rounds * threads)
+
+
 def _pairs(lock: Any, groups: int) -> float:
     acquire_release_ten_times = _unrolled(lock)
     start = time.perf_counter_ns()
@@ -262,6 +301,8 @@ def collect(scale: float = 1.0, repeats: int = 9) -> dict[str, Any]:
         **best,
         "retained_per_call": retained_outside(10 * count(1000)),
         "bytes_per_tx": logged_transaction(count(500)),
+        "calls_2": calls_per_transaction(2, count(200)),
+        "calls_64": calls_per_transaction(64, count(12)),
     }
 
 
