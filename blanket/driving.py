@@ -165,11 +165,7 @@ class Driver:
 
     def _claim(self) -> None:
         """Own the thread while driving it (lock held)."""
-        owner = self._core.drivers.get(self._thread)
-        if owner is not None and owner is not self:
-            raise CompetingDriversError(
-                f"thread {self._thread.name!r} is already driven by {owner!r}; close "
-                "that driver first")
+        _refuse_if_driven(self._core, self._thread, self)
         self._core.drivers[self._thread] = self
 
     def _release_claim(self) -> None:
@@ -292,6 +288,17 @@ class _NestedOrAction(Signaled):
     def signalled(self, core: ScenarioCore) -> bool:
         tx: Transaction = self._args[0]  # type: ignore[assignment]
         return bool(tx._children or tx._pushed or tx.done)
+
+
+def _refuse_if_driven(core: ScenarioCore, thread: threading.Thread,
+                      claimant: Driver | None = None) -> None:
+    """``CompetingDriversError`` if a driver other than *claimant* owns
+    *thread* (lock held)."""
+    owner = core.drivers.get(thread)
+    if owner is not None and owner is not claimant:
+        raise CompetingDriversError(
+            f"thread {thread.name!r} is already driven by {owner!r}; close "
+            "that driver first")
 
 
 def _head(item: Driver | Chain) -> Driver | None:
@@ -531,6 +538,15 @@ def _call_of(method: object, who: str) -> CallName:
     return owned
 
 
+def _refuse_drivers(core: ScenarioCore, groups: list[tuple[threading.Thread, list[CallName]]]
+                    ) -> None:
+    """``CompetingDriversError`` if a driver owns a thread of *groups*: a
+    script step drives the threads it names."""
+    with core.lock:
+        for thread, _ in groups:
+            _refuse_if_driven(core, thread)
+
+
 def _let_go(core: ScenarioCore, thread: threading.Thread, call: CallName,
             approve: CallName | None = None) -> Transaction:
     """Wait until *thread* is parked at the scheduler block of *call*, and
@@ -543,7 +559,7 @@ def _let_go(core: ScenarioCore, thread: threading.Thread, call: CallName,
     """
     with core.lock:
         tx = _parked_call(core, thread, call[0], (call[1],), State.BLOCKED)
-        if approve is not None and thread not in core.drivers:
+        if approve is not None:
             core.records[thread].approved = approve
             core.defer_release(tx)
         else:
@@ -594,25 +610,24 @@ def _next_skipped(core: ScenarioCore, tx: Transaction, call: CallName) -> Transa
     between. (The next call without a parent is made once *tx* is done, or
     by a barrier action while *tx* is pushed.)
     Anything else -- a call that parks again, a nested call, another call,
-    a thread that ends, another driver owning the thread -- goes the long
-    way, exactly as without the approval: a driver runs *tx* to its end and
-    :func:`_let_go` checks and lets go the next call.
+    a thread that ends -- goes the long way, exactly as without the
+    approval: a driver runs *tx* to its end and :func:`_let_go` checks and
+    lets go the next call. (No other driver owns the thread: skip refused
+    that before letting anything go.)
     """
     thread = tx.thread
     with core.lock:
         record = core.records[thread]
-        if record.approved is None and thread not in core.drivers:
-            record.approved = call  # the thread may not have got there yet
-        if record.approved is not None:
-            try:
-                core.wait_locked([(thread, _Admitted(record, Parked(thread)))], None)
-            finally:
-                admitted, record.approved, record.admitted = record.admitted, None, None
-            # A call the barrier action made on the thread (tx pushed off its
-            # chain) went through too, as the driver below would have let it
-            # go; it is not the next call.
-            if admitted is not None and tx.done:
-                return admitted
+        record.approved = call  # (already, when _let_go approved it)
+        try:
+            core.wait_locked([(thread, _Admitted(record, Parked(thread)))], None)
+        finally:
+            admitted, record.approved, record.admitted = record.admitted, None, None
+        # A call the barrier action made on the thread (tx pushed off its
+        # chain) went through too, as the driver below would have let it go;
+        # it is not the next call.
+        if admitted is not None and tx.done:
+            return admitted
     if not tx.done:
         run_to_end(core, [tx])
     return _let_go(core, thread, call)
@@ -623,6 +638,8 @@ def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
     """``scenario.park``: see :meth:`blanket.Scenario.park`."""
     _require_entered(core, "park")
     groups = _groups(args, "park")
+    if wait:  # the calls are driven: refused before any is let go
+        _refuse_drivers(core, groups)
     parked = {}
     for thread, calls in groups:
         if len(calls) != 1:
@@ -640,8 +657,10 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.skip``: see :meth:`blanket.Scenario.skip`."""
     _require_entered(core, "skip")
+    groups = _groups(args, "skip", repeats=True)
+    _refuse_drivers(core, groups)  # before any call is let go
     last: dict[threading.Thread, Transaction] = {}
-    for thread, calls in _groups(args, "skip", repeats=True):
+    for thread, calls in groups:
         if thread in last:  # named again: its last call runs to its end first
             tx = _next_skipped(core, last[thread], calls[0])
         else:

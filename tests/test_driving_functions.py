@@ -219,8 +219,14 @@ class Skip(unittest.TestCase):
         with sc:
             driver = sc.Driver(A)
             driver()  # active: it keeps the thread
+            for args in [(A, lock.acquire, lock.release), (A, lock.acquire)]:
+                with self.subTest(args=args), self.assertRaisesRegex(
+                        CompetingDriversError, "thread 'A' is already driven by"):
+                    sc.skip(*args)
             with self.assertRaises(CompetingDriversError):
-                sc.skip(A, lock.acquire, lock.release)
+                sc.park(A, lock.acquire, wait=True)
+            # Refused before anything was let go.
+            self.assertIs(sc.park(A, lock.acquire)[A].state, State.BLOCKED)
             driver.close()
             sc.finish(A)
         self.assertEqual(calls(sc, A), ["acquire", "release"])

@@ -551,27 +551,31 @@ class Primitives(unittest.TestCase):
         self.assertIn(False, got)
 
     def test_threads_the_code_under_test_starts(self) -> None:
-        def spawning(scenario: Scenario) -> None:
-            lock = scenario.Lock()
+        got: list[bool] = []
 
-            def section() -> None:
-                with lock:
-                    pass
+        def spawning(scenario: Scenario) -> None:
+            slot = scenario.Semaphore(0)
+
+            def give() -> None:
+                # One call: the scheduler sees a thread it did not make only
+                # while it is in a call, so the helper makes no call after
+                # this one (between two, it would be out of sight).
+                slot.release()
 
             def spawn() -> None:
-                helper = threading.Thread(target=section, name="helper")
+                helper = threading.Thread(target=give, name="helper")
                 helper.start()
-                # Not to end before the helper is inside its first call: the
-                # scheduler only sees threads it did not make while they are.
+                # Not to go on before the helper is inside its call.
                 scenario.wait(helper, timeout=BOUND)
-                section()
+                got.append(slot.acquire(blocking=False))
 
             scenario.thread(spawn)
 
         result = explore(spawning)
         self.assertTrue(result.ok, result)
         self.assertTrue(result.exhausted)
-        self.assertGreater(result.count, 1)
+        self.assertEqual(result.count, 2)
+        self.assertEqual(set(got), {False, True})  # the helper's release first, or not
 
 
 # -- the results -----------------------------------------------------------------------
