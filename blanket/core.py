@@ -189,8 +189,9 @@ class ScenarioCore:
         """The wakes a worker's change calls for, claimed (lock held).
 
         None while the scheduler waits for the worker's approved call (see
-        ThreadRecord.approved): it is woken when that call is made, or the
-        thread parks or ends instead, not on every step before.
+        ThreadRecord.approved): it is woken when that call is made, or when
+        the thread parks, sleeps in a real primitive (:meth:`waiting`) or
+        ends instead, not on every step before.
         """
         if not self._pending or record.approved is not None:
             return None

@@ -296,7 +296,8 @@ class Scenario:
         each thread at most once. Returns each thread's transaction. A thread
         parked on another method raises :class:`ThreadOrderingError`. With
         *wait*, the calls are then let go and driven to their ends, side by
-        side.
+        side (a thread a :class:`~blanket.Driver` keeps is refused first,
+        :class:`~blanket.CompetingDriversError`).
         """
         return driving.park(self._core, args, wait)
 
@@ -308,7 +309,9 @@ class Scenario:
         but each thread's last is driven to its end; the last is let go from
         its scheduler block, and with *wait* driven to its end too (all
         threads' last calls side by side). Returns each thread's last
-        transaction.
+        transaction. A method that is not a blanket primitive's
+        (``TypeError``) or a thread a :class:`~blanket.Driver` keeps
+        (:class:`~blanket.CompetingDriversError`) is refused before any call goes.
         """
         return driving.skip(self._core, args, wait)
 

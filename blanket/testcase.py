@@ -92,9 +92,10 @@ class ScenarioTestCase(unittest.TestCase):
             remaining = progress.live(core)
             if not remaining or progress.choices(core):
                 return
-            report = progress.stuck_report(core)
+            # Both reports before the threads are let go: abandoned, they unwind.
+            report = f"{progress.stuck_report(core)}\n{core.report()}"
             progress.abandon(core, remaining)
-        self.fail(self._formatMessage(msg, f"{report}\n{scenario.report()}"))
+        self.fail(self._formatMessage(msg, report))
 
     def _clean_up_scenario(self) -> None:
         scenario = self._blanket_scenario

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import unittest
 from typing import Any
+from unittest import mock
 
 import blanket
 from blanket import Parked, Scenario, Stalled, Waiting, progress
@@ -72,6 +73,30 @@ class StuckReport(blanket.ScenarioTestCase):
         with self.assertRaises(self.failureException) as caught:
             self.assertNoDeadlock()
         self.assertIn("deadlock: A holds", str(caught.exception))
+
+    def test_the_message_shows_the_threads_as_they_were_stuck(self) -> None:
+        a, b, first, second = self.abba()
+        scenario = self.scenario
+        real_report = Scenario.report
+
+        def late_report(this: Scenario) -> str:
+            # A report taken once the stuck threads were let go finds them
+            # unwound: wait for that, to be sure.
+            for thread in (a, b):
+                thread.join(BOUND)
+            return real_report(this)
+
+        with scenario:
+            scenario.skip(a, first.acquire)
+            scenario.skip(b, second.acquire)
+            scenario.wait(Parked(a))
+            scenario.wait(Parked(b))
+            with mock.patch.object(Scenario, "report", late_report), \
+                    self.assertRaises(self.failureException) as caught:
+                self.assertNoDeadlock()
+        message = str(caught.exception)
+        self.assertIn("'A': Lock.acquire BLOCKED on Lock 2", message)
+        self.assertNotIn("terminated", message)
 
     def test_names_given_to_primitives_are_used(self) -> None:
         a, b, first, second = self.abba()
