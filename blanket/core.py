@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import Abandoned, SchedulerError, StallError
 from .log import Log
-from .parking import Parker
+from .parking import Parker, deliver_all
 from .states import State
-from .transaction import USER_TIMEOUT, CallSpec, Transaction
+from .transaction import CallSpec, Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
     from .signals import Signaled
@@ -240,13 +240,11 @@ class ScenarioCore:
                                                park=park)
                 finally:
                     claimed = self._wakes(record)
-                if tx._timeout_mode is not USER_TIMEOUT:
-                    args = tx.call_args()
+                args = tx.call_args()
         if claimed:  # the wakes, delivered once the lock is let go
-            for parker in claimed:
-                parker.deliver()
+            deliver_all(claimed)
         try:
-            if worker_tx is not None and self.abandoned:  # abandoned while parked?
+            if worker_tx is not None:  # parked just now: abandoned meanwhile?
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)
@@ -337,8 +335,7 @@ class ScenarioCore:
                 self._pending = True
                 claimed = self._wakes(record)
         if claimed:  # the wakes, delivered once the lock is let go
-            for parker in claimed:
-                parker.deliver()
+            deliver_all(claimed)
 
     def advance(self, tx: Transaction, state: State) -> None:
         """Move *tx* forward to *state* (lock held) and tell the scheduler."""
@@ -462,9 +459,7 @@ class ScenarioCore:
                 # Left armed (its permit empty): the next wait may reuse it.
                 self._spare.append(parker)
             if self._deferred:  # the wait did not sleep
-                for deferred in self._deferred:
-                    deferred.deliver()
-                self._deferred.clear()
+                deliver_all(self._deferred)
 
     def defer_release(self, tx: Transaction) -> None:
         """Let *tx* go from its park, but deliver the wake only when the

@@ -43,9 +43,7 @@ class Parker:
         self._sleeping = True
         lock.release()
         if deliver:
-            for parker in deliver:
-                parker.deliver()
-            deliver.clear()
+            deliver_all(deliver)
         try:
             self._permit.get(True, None if timeout < 0 else timeout)
             woken = True
@@ -81,3 +79,10 @@ class Parker:
     def deliver(self) -> None:
         """Deliver a wake taken with :meth:`claim` (the lock may be free)."""
         self._permit.put(None)
+
+
+def deliver_all(claimed: list[Parker]) -> None:
+    """Deliver the wakes taken with :meth:`Parker.claim`, and empty the list."""
+    for parker in claimed:
+        parker.deliver()
+    claimed.clear()

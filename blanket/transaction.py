@@ -77,8 +77,6 @@ class TimeoutState(NamedTuple):
 
 # How the scheduler may have overridden a transaction's timeout.
 _USER, _EXPIRE, _DISREGARD = "user", "expire", "disregard"
-#: A transaction's ``_timeout_mode`` while the caller's timeout applies.
-USER_TIMEOUT = _USER
 
 
 class Transaction:
