@@ -88,12 +88,14 @@ def bare_queue_round_trip(n: int, partners: int = 1) -> float:
     return elapsed / (rounds * partners)
 
 
-def scripted_transaction(threads: int, rounds: int) -> float:
-    """One scripted transaction: *threads* workers each call
-    ``lock.acquire(); lock.release()`` *rounds* times, and the scheduler
-    lets them through round robin with ``scenario.skip(t, lock.acquire,
-    lock.release)``. Nanoseconds per transaction (an acquire or a release),
-    the first round (thread start-up) not timed."""
+def _round_robin(threads: int, rounds: int,
+                 measure: Callable[[Callable[[], None]], float]) -> float:
+    """The script the transaction figures measure: *threads* workers each
+    call ``lock.acquire(); lock.release()`` *rounds* + 1 times, and the
+    scheduler lets them through round robin with ``scenario.skip(t,
+    lock.acquire, lock.release)``. The first round (thread start-up) goes
+    unmeasured; ``measure(rounds_left)`` runs the others and returns what
+    it measured."""
     scenario = blanket.Scenario()
     lock = scenario.Lock()
 
@@ -102,17 +104,29 @@ def scripted_transaction(threads: int, rounds: int) -> float:
             lock.acquire()
             lock.release()
 
+    def rounds_left() -> None:
+        for _ in range(rounds):
+            for thread in workers:
+                scenario.skip(thread, lock.acquire, lock.release)
+
     workers = [scenario.thread(worker) for _ in range(threads)]
     with scenario:
         for thread in workers:
             scenario.skip(thread, lock.acquire, lock.release)
-        start = time.perf_counter_ns()
-        for _ in range(rounds):
-            for thread in workers:
-                scenario.skip(thread, lock.acquire, lock.release)
-        elapsed = time.perf_counter_ns() - start
+        measured = measure(rounds_left)
         scenario.finish(*workers)
-    return elapsed / (2 * rounds * threads)
+    return measured
+
+
+def scripted_transaction(threads: int, rounds: int) -> float:
+    """One scripted transaction of :func:`_round_robin`: nanoseconds per
+    transaction (an acquire or a release)."""
+    def timed(run: Callable[[], None]) -> float:
+        start = time.perf_counter_ns()
+        run()
+        return time.perf_counter_ns() - start
+
+    return _round_robin(threads, rounds, timed) / (2 * rounds * threads)
 
 
 def calls_per_transaction(threads: int, rounds: int) -> float:
@@ -120,8 +134,6 @@ def calls_per_transaction(threads: int, rounds: int) -> float:
     instead of timed: Python function calls in every thread (the script's
     and blanket's), the first round not counted. Unlike a time, the count
     does not depend on where the operating system runs the threads."""
-    scenario = blanket.Scenario()
-    lock = scenario.Lock()
     counting = [False]
     counts: dict[int, int] = {}  # per thread: no two threads update one entry
 
@@ -130,28 +142,20 @@ def calls_per_transaction(threads: int, rounds: int) -> float:
             ident = threading.get_ident()
             counts[ident] = counts.get(ident, 0) + 1
 
-    def worker() -> None:
-        for _ in range(rounds + 1):
-            lock.acquire()
-            lock.release()
+    def counted(run: Callable[[], None]) -> float:
+        sys.setprofile(count)
+        counting[0] = True
+        run()
+        counting[0] = False
+        sys.setprofile(None)
+        return sum(counts.values())
 
-    workers = [scenario.thread(worker) for _ in range(threads)]
     threading.setprofile(count)  # the workers, started by ``with scenario``
     try:
-        with scenario:
-            for thread in workers:
-                scenario.skip(thread, lock.acquire, lock.release)
-            sys.setprofile(count)
-            counting[0] = True
-            for _ in range(rounds):
-                for thread in workers:
-                    scenario.skip(thread, lock.acquire, lock.release)
-            counting[0] = False
-            sys.setprofile(None)
-            scenario.finish(*workers)
+        calls = _round_robin(threads, rounds, counted)
     finally:
         threading.setprofile(None)
-    return sum(counts.values()) / (2 * rounds * threads)
+    return calls / (2 * rounds * threads)
 
 
 def _pairs(lock: Any, groups: int) -> float:
