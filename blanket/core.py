@@ -34,6 +34,10 @@ from .transaction import CallSpec, Transaction
 if TYPE_CHECKING:  # pragma: no cover
     from .signals import Signaled
 
+#: How often, in seconds, a wait looks again at a thread blanket did not
+#: start (nothing tells when such a thread ends).
+POLL_INTERVAL = 0.005
+
 #: What a primitive does to make the real call of a transaction.
 Attempt = Callable[..., Any]
 
@@ -109,7 +113,9 @@ class ScenarioCore:
         # changed() before letting the lock go: woken earlier, a watcher would
         # only wait for the lock on another core.
         self._pending = False
-        self._watched: set[threading.Thread] = set()
+        # Whether the wait being evaluated asked about a thread blanket did
+        # not start (see terminated()): it must look again before long.
+        self._polled = False
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -144,28 +150,19 @@ class ScenarioCore:
         return record.chain if record is not None else []
 
     def terminated(self, thread: threading.Thread) -> bool:
-        """Whether *thread* has finished; arranges a wake when it will."""
+        """Whether *thread* has finished (lock held).
+
+        A thread blanket did not start tells nobody when it ends, so a wait
+        that asks about one looks again every :data:`POLL_INTERVAL` seconds
+        (see :meth:`wait_locked`) instead of keeping a thread to join it.
+        """
         if thread in self.finished:
             return True
         if thread.ident is not None and not thread.is_alive():
             return True
-        if thread not in self.managed and thread.ident is not None \
-                and thread not in self._watched:
-            self._watch(thread)
+        if thread not in self.managed:
+            self._polled = True
         return False
-
-    def _watch(self, thread: threading.Thread) -> None:
-        # A thread blanket did not start tells nobody when it ends; a helper
-        # thread joins it and wakes the scheduler.
-        self._watched.add(thread)
-
-        def watch() -> None:
-            thread.join()
-            with self.lock:
-                self.changed()
-
-        threading.Thread(target=watch, name=f"blanket watcher of {thread.name}",
-                         daemon=True).start()
 
     def changed(self) -> None:
         """Something changed: wake everyone in ``scenario.wait``."""
@@ -429,6 +426,7 @@ class ScenarioCore:
         deadline = 0.0
         try:
             while True:
+                self._polled = False
                 hit = set()
                 for item, token in pairs:
                     if token.signalled(self):
@@ -452,6 +450,8 @@ class ScenarioCore:
                     raise StallError(
                         f"scenario {self.name!r} stalled: nothing of {waited} "
                         f"signalled within {bound} s", self.report())
+                if self._polled:
+                    remaining = min(remaining, POLL_INTERVAL)
                 parker.sleep(self.lock, remaining, self._deferred)
         finally:
             if parker is not None:

@@ -155,28 +155,47 @@ class TerminatedToken(unittest.TestCase):
             self.assertEqual(scenario.wait(blanket.Terminated(A)), {blanket.Terminated(A)})
         self.assertFalse(A.is_alive())
 
-    def test_plain_thread_is_watched_once_and_signals_when_it_ends(self) -> None:
+    def test_plain_thread_signals_when_it_ends_with_no_thread_to_watch_it(self) -> None:
         scenario = blanket.Scenario(timeout=BOUND)
         go = threading.Event()
         plain = threading.Thread(target=go.wait, args=(BOUND,), name="plain thread 1")
         plain.start()
         try:
             with scenario:
-                for _ in range(2):  # a second wait does not start a second watcher
+                threads = threading.active_count()
+                for _ in range(2):
                     with self.assertRaises(TimeoutError):
                         scenario.wait(blanket.Terminated(plain), timeout=NEVER)
-                    watchers = watchers_of(plain)
-                    self.assertEqual(len(watchers), 1)
+                    self.assertEqual(threading.active_count(), threads)
                 go.set()
                 self.assertEqual(scenario.wait(blanket.Terminated(plain)),
                                  {blanket.Terminated(plain)})
         finally:
             go.set()
             plain.join(BOUND)
-            for watcher in watchers_of(plain):
-                watcher.join(BOUND)
         self.assertFalse(plain.is_alive())
-        self.assertFalse(watchers_of(plain))
+        self.assertEqual(watchers_of(plain), [])
+
+    def test_waits_on_the_main_thread_leave_no_thread_behind(self) -> None:
+        # The main thread never ends: a watcher joining it would live forever.
+        main = threading.main_thread()
+        threads = threading.active_count()
+        for _ in range(3):
+            scenario = blanket.Scenario(timeout=BOUND)
+            with scenario, self.assertRaises(TimeoutError):
+                scenario.wait(blanket.Terminated(main), timeout=NEVER)
+        self.assertEqual(threading.active_count(), threads)
+
+    def test_plain_thread_started_after_the_wait_began_is_seen_to_end(self) -> None:
+        scenario = blanket.Scenario(timeout=BOUND)
+        plain = threading.Thread(target=lambda: None, name="plain thread 4")
+        with scenario:
+            with self.assertRaises(TimeoutError):
+                scenario.wait(blanket.Terminated(plain), timeout=NEVER)
+            plain.start()
+            self.assertEqual(scenario.wait(blanket.Terminated(plain)),
+                             {blanket.Terminated(plain)})
+        plain.join(BOUND)
 
     def test_plain_thread_that_already_ended_signals_at_once(self) -> None:
         scenario = blanket.Scenario(timeout=BOUND)
