@@ -132,8 +132,8 @@ def _replacement(value: object, scenario: Scenario, view: ThreadingView,
     module: what that one installed is replaced in turn."""
     if value is threading or (nested and isinstance(value, ThreadingView)):
         return view
-    if nested and isinstance(value, type) and issubclass(value, primitives.Primitive):
-        return getattr(scenario, value._kind)
+    if nested and isinstance(value, primitives.Kind):
+        return getattr(scenario, value.__name__)
     for real, kind in _REAL_CLASSES:
         if value is real:
             return getattr(scenario, kind)

@@ -22,7 +22,7 @@ import threading
 import types
 import typing
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .states import State
 from .transaction import CallSpec
@@ -93,16 +93,19 @@ def owner_of(value: object) -> tuple[Primitive, str] | None:
 
 
 class Primitive:
-    """Base of the blanket primitives; each scenario has its own subclasses.
+    """Base of the blanket primitives.
 
-    ``scenario.Lock`` and friends are subclasses bound to one scenario, so
-    ``isinstance(x, scenario.Lock)`` tells that scenario's locks apart.
+    Every scenario's primitives are instances of the seven classes here; the
+    scenario each belongs to is the primitive's own (``scenario.Lock`` is a
+    :class:`Kind` that makes them, so ``isinstance(x, scenario.Lock)`` still
+    tells that scenario's locks apart).
     """
 
     # __dict__ holds the direct methods and their targets (see _pass_through).
-    __slots__ = ("_real", "_label", "_name", "_api", "__weakref__", "__dict__")
+    __slots__ = ("_real", "_label", "_name", "_api", "_core", "__weakref__", "__dict__")
 
-    #: The core of the scenario the class belongs to (set on each subclass).
+    #: The core of the scenario the primitive belongs to (set by its Kind
+    #: before ``__init__`` runs).
     _core: ScenarioCore
     #: The primitive's kind, as in ``threading`` ("Lock", "Condition", ...).
     _kind: str = "Primitive"
@@ -575,6 +578,55 @@ class Barrier(Primitive):
     def _status(self) -> str:
         real = self._real
         return f"waiters={real.n_waiting}/{real.parties}" + (" broken" if real.broken else "")
+
+
+P = TypeVar("P", bound=Primitive)
+
+
+class Kind(Generic[P]):
+    """One kind of primitive of one scenario: ``scenario.Lock`` and friends.
+
+    It stands where a class bound to the scenario would: calling it makes a
+    primitive of the scenario (``scenario.Lock()``, with the ``threading``
+    class's arguments), and ``isinstance(x, scenario.Lock)`` holds exactly
+    for the locks made so. The primitives themselves are instances of the
+    seven classes of this module, shared by every scenario: a class made per
+    scenario would outlive it on the free-threaded build, where a class is
+    made immortal once threads use it.
+    """
+
+    __slots__ = ("_class", "_core")
+
+    def __init__(self, cls: type[P], core: ScenarioCore) -> None:
+        self._class = cls
+        self._core = core
+
+    def __call__(self, *args: Any, **kwargs: Any) -> P:
+        primitive = self._class.__new__(self._class)
+        primitive._core = self._core
+        primitive.__init__(*args, **kwargs)  # type: ignore[misc]
+        return primitive
+
+    def __instancecheck__(self, instance: object) -> bool:
+        # type(), not isinstance(): the primitive's __class__ is the real one's.
+        return type(instance) is self._class and instance._core is self._core
+
+    def __mro_entries__(self, bases: tuple[object, ...]) -> tuple[type, ...]:
+        raise TypeError(f"scenario.{self._class._kind} is not a class and cannot be "
+                        "subclassed; subclass blanket.primitives."
+                        f"{self._class._kind} is not supported either")
+
+    def __reduce__(self) -> Any:
+        raise TypeError(f"cannot pickle scenario.{self._class._kind}: it belongs to "
+                        f"scenario {self._core.name!r}")
+
+    @property
+    def __name__(self) -> str:  # noqa: PLW3201 - as a class has it
+        """The kind's name, as the ``threading`` class's (``"Lock"``)."""
+        return self._class._kind
+
+    def __repr__(self) -> str:
+        return f"<blanket {self._class._kind} kind of scenario {self._core.name!r}>"
 
 
 #: The seven primitive classes, by the name ``threading`` gives them.

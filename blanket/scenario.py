@@ -82,14 +82,14 @@ class Scenario:
     calls made outside the scenario too.
     """
 
-    # The seven primitive classes, bound to this scenario.
-    Lock: type[primitives.Lock]
-    RLock: type[primitives.RLock]
-    Condition: type[primitives.Condition]
-    Semaphore: type[primitives.Semaphore]
-    BoundedSemaphore: type[primitives.BoundedSemaphore]
-    Event: type[primitives.Event]
-    Barrier: type[primitives.Barrier]
+    # The seven primitive kinds, bound to this scenario (see primitives.Kind).
+    Lock: primitives.Kind[primitives.Lock]
+    RLock: primitives.Kind[primitives.RLock]
+    Condition: primitives.Kind[primitives.Condition]
+    Semaphore: primitives.Kind[primitives.Semaphore]
+    BoundedSemaphore: primitives.Kind[primitives.BoundedSemaphore]
+    Event: primitives.Kind[primitives.Event]
+    Barrier: primitives.Kind[primitives.Barrier]
 
     def __init__(self, name: str | None = None, *, timeout: float = 10.0,
                  record_unregulated: bool = False) -> None:
@@ -100,9 +100,7 @@ class Scenario:
         self.record_unregulated = record_unregulated
         self._injections: list[Injection] = []
         for kind, base in primitives.KINDS.items():
-            setattr(self, kind, type(kind, (base,), {
-                "__slots__": (), "_core": core, "__doc__": base.__doc__,
-                "__module__": base.__module__, "__qualname__": f"Scenario.{kind}"}))
+            setattr(self, kind, primitives.Kind(base, core))
 
     # -- settings -------------------------------------------------------------
 
@@ -209,7 +207,7 @@ class Scenario:
     # -- primitives' handles --------------------------------------------------
 
     def _owns(self, primitive: object) -> bool:
-        return isinstance(primitive, Primitive) and type(primitive)._core is self._core
+        return isinstance(primitive, Primitive) and primitive._core is self._core
 
     def _check(self, primitive: object) -> Primitive:
         if not isinstance(primitive, Primitive):

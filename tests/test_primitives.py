@@ -8,6 +8,8 @@ The regulated side (every method as a transaction) is in
 
 from __future__ import annotations
 
+import gc
+import pickle
 import re
 import threading
 import unittest
@@ -363,9 +365,10 @@ class PrivateAttributes(unittest.TestCase):
 
     def test_unset_slots_are_not_looked_up_on_the_real_primitive(self) -> None:
         sc = scenario()
-        bare = sc.Lock.__new__(sc.Lock)  # before __init__ made the real lock
-        self.assertIs(bare.__class__, sc.Lock)
-        for name in ("_real", "_name", "_label", "_api"):
+        cls = type(sc.Lock())
+        bare = cls.__new__(cls)  # before __init__ made the real lock
+        self.assertIs(bare.__class__, cls)
+        for name in ("_real", "_name", "_label", "_api", "_core"):
             with self.subTest(name=name), self.assertRaises(AttributeError):
                 getattr(bare, name)
 
@@ -509,6 +512,50 @@ class Masquerade(unittest.TestCase):
             cond.wait(BOUND)
         thread.join(BOUND)
         self.assertEqual(seen, ["<blanket.Condition 'ready' waiters=1>"])
+
+
+class ScenarioKinds(unittest.TestCase):
+    """``scenario.Lock`` and friends make the scenario's primitives without a
+    class per scenario (a class made per scenario is immortal on 3.13t)."""
+
+    def test_no_class_is_made_per_scenario(self) -> None:
+        def classes() -> int:
+            gc.collect()
+            return sum(1 for o in gc.get_objects() if isinstance(o, type))
+
+        before = classes()
+        made = [(sc, [make(sc, kind) for kind in KINDS])
+                for sc in (scenario() for _ in range(5))]
+        self.assertEqual(classes(), before)
+        (first, of_first), (second, of_second) = made[:2]
+        for kind, one, other in zip(KINDS, of_first, of_second, strict=True):
+            with self.subTest(kind=kind):
+                self.assertIs(type(one), type(other))
+                self.assertIs(type(one), getattr(blanket.primitives, kind))
+                self.assertIsInstance(one, getattr(first, kind))
+                self.assertNotIsInstance(one, getattr(second, kind))
+
+    def test_a_kind_passes_the_constructor_arguments_on(self) -> None:
+        sc = scenario()
+        self.assertEqual(sc.Semaphore(value=3)._real._value, 3)
+        self.assertEqual(sc.Barrier(4, timeout=2.0).parties, 4)
+        with self.assertRaises(TypeError):
+            sc.Event(1)
+
+    def test_a_kind_reads_as_what_it_makes(self) -> None:
+        sc = blanket.Scenario("kinds")
+        self.assertEqual(sc.Lock.__name__, "Lock")
+        self.assertEqual(repr(sc.BoundedSemaphore),
+                         "<blanket BoundedSemaphore kind of scenario 'kinds'>")
+
+    def test_a_kind_is_neither_subclassed_nor_pickled(self) -> None:
+        sc = blanket.Scenario("kinds")
+        with self.assertRaisesRegex(TypeError, r"scenario\.Lock is not a class"):
+            class MyLock(sc.Lock):  # type: ignore[misc, name-defined]
+                pass
+        with self.assertRaisesRegex(TypeError, "cannot pickle scenario.Event: it belongs "
+                                    "to scenario 'kinds'"):
+            pickle.dumps(sc.Event)
 
 
 class RecordingUnregulated(unittest.TestCase):
