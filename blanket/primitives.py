@@ -18,6 +18,9 @@ with the id printed as ``0X`` and upper-case hex (the tell), and
 from __future__ import annotations
 
 import functools
+import gc
+import itertools
+import sysconfig
 import threading
 import types
 import typing
@@ -633,3 +636,21 @@ class Kind(Generic[P]):
 KINDS: dict[str, type[Primitive]] = {
     cls._kind: cls for cls in (Lock, RLock, Condition, Semaphore, BoundedSemaphore,
                                Event, Barrier)}
+
+#: Every how many scenarios the cyclic garbage collector runs (0: never,
+#: blanket leaves it to Python). A primitive and its switched methods hold
+#: each other, so a scenario's primitives are freed by the collector. On the
+#: free-threaded build (3.13) the objects a collection frees count against
+#: the next one, so a loop of scenarios sees collections ever further apart
+#: and its garbage, and the process's memory, grow without bound.
+COLLECT_EVERY = 100 if sysconfig.get_config_var("Py_GIL_DISABLED") else 0
+_scenarios = itertools.count(1)
+
+
+def kinds(core: ScenarioCore) -> dict[str, Kind[Any]]:
+    """The seven kinds of a new scenario (its *core*), by name; every
+    :data:`COLLECT_EVERY`-th call collects the garbage of the scenarios
+    before."""
+    if COLLECT_EVERY and next(_scenarios) % COLLECT_EVERY == 0:
+        gc.collect()
+    return {name: Kind(cls, core) for name, cls in KINDS.items()}

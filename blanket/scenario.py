@@ -99,8 +99,8 @@ class Scenario:
         self.timeout = timeout
         self.record_unregulated = record_unregulated
         self._injections: list[Injection] = []
-        for kind, base in primitives.KINDS.items():
-            setattr(self, kind, primitives.Kind(base, core))
+        for name, kind in primitives.kinds(core).items():
+            setattr(self, name, kind)
 
     # -- settings -------------------------------------------------------------
 
