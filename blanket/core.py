@@ -324,7 +324,10 @@ class ScenarioCore:
                     tx._history += (now, State.COMMITTED, now, State.EXITING, now, end)
                 tx._state = end
                 record = self.records[tx.thread]
-                record.chain.remove(tx)
+                if tx._pushed:  # never put back: it ends off the chain
+                    tx._pushed = False
+                else:
+                    record.chain.remove(tx)
                 del self.active[tx]
                 if tx.parent is not None:
                     tx.parent._children -= 1

@@ -300,14 +300,27 @@ class Transaction:
         While pushed, calls the thread makes start fresh chains (their
         ``parent`` is ``None``) and ``Action(tx)`` signals. The returned
         callable (also a context manager) puts the transaction back.
-        ``Barrier.wait`` does this around the barrier's action.
+        ``Barrier.wait`` does this around the barrier's action. Only the
+        call's own thread, while the call runs, can push it and put it back
+        (``ValueError`` otherwise); a call that ends pushed is put back.
         """
         with self._core.lock:
+            self._check_own_thread("push")
             if self.parent is not None or self._pushed or self.done:
                 raise ValueError(f"cannot push {self._describe()}: only an active root "
                                  "transaction that is not already pushed can be pushed")
             self._core.push(self)
         return _Pop(self)
+
+    def _check_own_thread(self, verb: str) -> None:
+        """Refuse *verb* from any thread but the call's own (lock held): from
+        another thread it would move the call while the call is parked, and
+        its thread would find its chain changed under it."""
+        caller = threading.current_thread()
+        if caller is not self.thread:
+            raise ValueError(f"cannot {verb} {self._describe()} from thread "
+                             f"{caller.name!r}: only its own thread can, while the "
+                             "call runs (as in a barrier's action)")
 
     # -- helpers ----------------------------------------------------------------
 
@@ -345,8 +358,13 @@ class _Pop:
 
     def __call__(self) -> None:
         tx = self._tx
-        with tx._core.lock:
-            tx._core.pop(tx)
+        core = tx._core
+        with core.lock:
+            tx._check_own_thread("pop")
+            if tx._pushed and core.chain(tx.thread):
+                raise ValueError(f"cannot pop {tx._describe()}: calls its thread made "
+                                 "while it was pushed are still in flight")
+            core.pop(tx)
 
     def __enter__(self) -> _Pop:
         return self

@@ -4,6 +4,7 @@ timeouts, push/pop, repr; CallSpec; and the scenario's log."""
 from __future__ import annotations
 
 import re
+import threading
 import unittest
 from collections.abc import Callable, Sequence
 
@@ -431,43 +432,145 @@ class LettingGo(unittest.TestCase):
 class PushAndPop(unittest.TestCase):
     """push() takes a root call off its thread's chain until popped."""
 
+    @staticmethod
+    def pushing(scenario: blanket.Scenario, inside: Callable[[blanket.Transaction], object]
+                ) -> Callable[[], bool]:
+        """A ``wait_for`` predicate that calls *inside* with the calling
+        thread's call (the ``wait_for``, running), then says True."""
+        def predicate() -> bool:
+            tx = scenario.transaction(threading.current_thread())
+            assert tx is not None
+            inside(tx)
+            return True
+        return predicate
+
     def test_pop_as_a_callable(self) -> None:
         scenario = blanket.Scenario(timeout=BOUND)
-        lock = scenario.Lock()
-        A = spawn(scenario, "A", lock.acquire)
-        with scenario:
-            tx = arrive(scenario, A)
+        cond = scenario.Condition()
+        seen: list[object] = []
+
+        def inside(tx: blanket.Transaction) -> None:
             pop = tx.push()
-            self.assertEqual(scenario.wait(blanket.Action(tx)), {blanket.Action(tx)})
-            self.assertIsNone(scenario.transaction(A))
-            with self.assertRaisesRegex(ValueError, r"^cannot push Lock\.acquire of thread "
-                                        r"'A' in state BLOCKED \(parked\): only an active root"):
+            seen.append(scenario.transaction(tx.thread))
+            seen.append(scenario.wait(blanket.Action(tx)))
+            with self.assertRaisesRegex(ValueError, r"^cannot push Condition\.wait_for of "
+                                        r"thread 'A' in state COMMIT: only an active root"):
                 tx.push()
             pop()
-            self.assertIs(scenario.transaction(A), tx)
-            self.assertEqual(scenario.wait(blanket.Action(tx), A), {A})
+            seen.append(scenario.transaction(tx.thread) is tx)
             with self.assertRaisesRegex(ValueError, "is not pushed"):
                 pop()
+
+        A = spawn(scenario, "A", cond.wait_for, self.pushing(scenario, inside))
+        with scenario:
+            tx = arrive(scenario, A)
             let_go(scenario, tx)
-            with self.assertRaisesRegex(ValueError, "cannot push Lock.acquire of thread 'A' "
-                                        "in state RETURNED"):
+            with self.assertRaisesRegex(ValueError, "cannot push Condition.wait_for of "
+                                        "thread 'A' in state RETURNED"):
                 tx.push()
+        self.assertEqual(seen, [None, {blanket.Action(tx)}, True])
         self.assertIs(tx.result, True)
 
     def test_pop_as_a_context_manager(self) -> None:
         scenario = blanket.Scenario(timeout=BOUND)
+        cond = scenario.Condition()
+        seen: list[object] = []
+
+        def inside(tx: blanket.Transaction) -> None:
+            with tx.push() as pop:
+                seen.append(callable(pop))
+                seen.append(dict(scenario.transactions))
+            seen.append(dict(scenario.transactions))
+
+        A = spawn(scenario, "A", cond.wait_for, self.pushing(scenario, inside))
+        with scenario:
+            tx = arrive(scenario, A)
+            let_go(scenario, tx)
+        self.assertEqual(seen, [True, {}, {A: tx}])
+
+    def test_another_thread_cannot_push_a_call_and_its_thread_goes_on(self) -> None:
+        # Pushed by the scheduler while parked, the acquire used to kill its
+        # thread once made: the thread died holding the real lock.
+        scenario = blanket.Scenario(timeout=BOUND)
         lock = scenario.Lock()
         A = spawn(scenario, "A", lock.acquire)
         with scenario:
             tx = arrive(scenario, A)
-            with tx.push() as pop:
-                self.assertTrue(callable(pop))
-                self.assertEqual(dict(scenario.transactions), {})
-                self.assertEqual(scenario.wait(blanket.Action(tx)), {blanket.Action(tx)})
-            self.assertEqual(dict(scenario.transactions), {A: tx})
+            with self.assertRaisesRegex(
+                    ValueError, r"^cannot push Lock\.acquire of thread 'A' in state "
+                    r"BLOCKED \(parked\) from thread 'MainThread': only its own thread"):
+                tx.push()
+            self.assertIs(scenario.transaction(A), tx)
+            let_go(scenario, tx)
+            scenario.wait(blanket.Terminated(A))
+        self.assertIs(tx.result, True)
+        self.assertTrue(scenario.raw(lock).locked())
+        self.assertNotIn(A, scenario._core.errors)
+
+    def test_another_thread_cannot_pop_a_call(self) -> None:
+        scenario = blanket.Scenario(timeout=BOUND)
+        cond = scenario.Condition()
+        errors: list[BaseException] = []
+
+        def inside(tx: blanket.Transaction) -> None:
+            pop = tx.push()
+            helper = threading.Thread(target=keeping(errors, pop), name="helper")
+            helper.start()
+            helper.join(BOUND)
+            pop()
+
+        A = spawn(scenario, "A", cond.wait_for, self.pushing(scenario, inside))
+        with scenario:
+            tx = arrive(scenario, A)
+            let_go(scenario, tx)
+        self.assertIs(tx.result, True)
+        self.assertEqual([str(e) for e in errors], [
+            "cannot pop Condition.wait_for of thread 'A' in state COMMIT from thread "
+            "'helper': only its own thread can, while the call runs (as in a barrier's "
+            "action)"])
+
+    def test_a_call_is_not_popped_under_calls_made_while_it_was_pushed(self) -> None:
+        scenario = blanket.Scenario(timeout=BOUND)
+        cond, inner_cond = scenario.Condition(), scenario.Condition()
+        errors: list[BaseException] = []
+
+        def inside(tx: blanket.Transaction) -> None:
+            pop = tx.push()
+            inner_cond.wait_for(self.pushing(scenario, lambda _inner: keeping(errors, pop)()))
+            pop()
+
+        A = spawn(scenario, "A", cond.wait_for, self.pushing(scenario, inside))
+        with scenario:
+            outer = arrive(scenario, A)
+            outer.unblock()
+            scenario.wait(blanket.Call(A, inner_cond.wait_for))
+            inner = scenario.transaction(A)
+            assert inner is not None
+            self.assertIsNone(inner.parent)
+            let_go(scenario, inner)
+            scenario.wait(outer)
+        self.assertIs(outer.result, True)
+        self.assertEqual([str(e) for e in errors], [
+            "cannot pop Condition.wait_for of thread 'A' in state COMMIT: calls its thread "
+            "made while it was pushed are still in flight"])
+
+    def test_a_call_that_ends_pushed_is_put_back(self) -> None:
+        # It used to kill its thread as it ended: off its chain, it could not
+        # be taken off.
+        scenario = blanket.Scenario(timeout=BOUND)
+        cond = scenario.Condition()
+        pops: list[Callable[[], None]] = []
+        A = spawn(scenario, "A", cond.wait_for,
+                  self.pushing(scenario, lambda tx: pops.append(tx.push())))
+        with scenario:
+            tx = arrive(scenario, A)
+            let_go(scenario, tx)
             self.assertEqual(scenario.wait(blanket.Not(blanket.Action(tx))),
                              {blanket.Not(blanket.Action(tx))})
-            let_go(scenario, tx)
+            scenario.wait(blanket.Terminated(A))
+        self.assertIs(tx.result, True)
+        self.assertNotIn(A, scenario._core.errors)
+        self.assertEqual(len(pops), 1)
 
     def test_a_nested_call_cannot_be_pushed(self) -> None:
         scenario = blanket.Scenario(timeout=BOUND)
