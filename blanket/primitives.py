@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
-import sysconfig
+import sys
 import threading
 import types
 import typing
@@ -643,7 +643,7 @@ KINDS: dict[str, type[Primitive]] = {
 #: free-threaded build (3.13) the objects a collection frees count against
 #: the next one, so a loop of scenarios sees collections ever further apart
 #: and its garbage, and the process's memory, grow without bound.
-COLLECT_EVERY = 100 if sysconfig.get_config_var("Py_GIL_DISABLED") else 0
+COLLECT_EVERY = 100 if "t" in getattr(sys, "abiflags", "") else 0
 _scenarios = itertools.count(1)
 
 

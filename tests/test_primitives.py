@@ -562,7 +562,8 @@ class ScenarioKinds(unittest.TestCase):
 
     def test_every_so_many_scenarios_the_garbage_of_those_before_is_collected(self) -> None:
         # Without it, 3.13t collects ever more rarely (stress.memory measures).
-        expected = 100 if sysconfig.get_config_var("Py_GIL_DISABLED") else 0
+        free_threaded = sysconfig.get_config_var("Py_GIL_DISABLED")
+        expected = 100 if free_threaded else 0
         self.assertEqual(blanket.primitives.COLLECT_EVERY, expected)
         gc.disable()
         try:
