@@ -37,6 +37,8 @@ class Location:
     Locations of one function compare by span; made by the class methods."""
 
     def __init__(self, function: _Function, start: int, stop: int) -> None:
+        _whole_number(start, "start")
+        _whole_number(stop, "stop")
         count = len(_instructions(function))
         if not 0 <= start < stop <= count:
             raise ValueError(f"instructions {start}:{stop} are not within "
@@ -53,6 +55,8 @@ class Location:
         first line (1-based, decorators included), *column* from 1. The
         location starts at the first instruction compiled from the text at
         or after that position, within its statement."""
+        _whole_number(line, "line")
+        _whole_number(column, "column")
         source = _Source(function)
         if not 1 <= line <= len(source.lines):
             raise ValueError(f"line {line} is outside {_name(function)} "
@@ -96,7 +100,10 @@ class Location:
         *bytecode* as :mod:`dis` shows it; with *stop* (a byte offset too, of
         the instruction after the span, or the code's end), the instructions
         from *bytecode* up to *stop*."""
-        if isinstance(bytecode, int):
+        if stop is not None:
+            _whole_number(stop, "stop")
+        if not isinstance(bytecode, str):
+            _whole_number(bytecode, "bytecode")
             offsets = _offsets(function)
             index = offsets.get(bytecode)
             if index is None:
@@ -194,6 +201,10 @@ def inject_call(func: Callable[[], object] | str, location: Location, *,
             return namespace[hook_name]()
     elif not callable(func):
         raise TypeError(f"inject_call needs a callable or a global's name, not {func!r}")
+    if not isinstance(location, Location):
+        raise TypeError(f"inject_call needs a Location for location, not {location!r}")
+    if not isinstance(name, str):
+        raise TypeError(f"inject_call's name is a str, not {name!r}")
     original = _plain(location.function)
     code = original.__code__
     assembly = Assembly.of(code)
@@ -296,7 +307,14 @@ def _occurrences(line: str, text: str) -> Iterator[int]:
         column = line.find(text, column + 1)
 
 
+def _whole_number(value: object, argument: str) -> None:
+    """Refuse *value* for *argument* unless it is an ``int`` (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{argument} must be an int, not {value!r}")
+
+
 def _nth(matches: list[Any], skip: int, what: str, function: _Function) -> Any:
+    _whole_number(skip, "skip")
     if skip < 0:
         raise ValueError(f"skip={skip}: cannot skip a negative number of matches")
     if not matches:

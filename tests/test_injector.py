@@ -264,6 +264,23 @@ class Spans(unittest.TestCase):
                 Location(two_stores, start, stop)
         self.assertEqual(Location(two_stores, 0, count).stop, count)
 
+    def test_positions_and_counts_are_ints(self) -> None:
+        bad_numbers = (
+            ("start", lambda: Location(two_stores, "a", "b")),  # type: ignore[arg-type]
+            ("start", lambda: Location(two_stores, 0.5, 1.5)),  # type: ignore[arg-type]
+            ("stop", lambda: Location(two_stores, 0, 1.0)),  # type: ignore[arg-type]
+            ("start", lambda: Location(two_stores, True, 2)),
+            ("line", lambda: Location.position(two_stores, "2")),  # type: ignore[arg-type]
+            ("column", lambda: Location.position(two_stores, 2, 1.5)),  # type: ignore[arg-type]
+            ("skip", lambda: Location.text(two_stores, "self", skip="1")),  # type: ignore[arg-type]
+            ("bytecode", lambda: Location.bytecode(two_stores, 2.0)),  # type: ignore[arg-type]
+            ("stop", lambda: Location.bytecode(two_stores, 2, "4")),  # type: ignore[arg-type]
+        )
+        for argument, make in bad_numbers:
+            with self.subTest(argument=argument), unchecked(), \
+                    self.assertRaisesRegex(TypeError, f"^{argument} must be an int, not "):
+                make()
+
     def test_functions_without_source(self) -> None:
         function = without_source("def f(x):\n    return x + 1\n", "f")
         for find in (lambda: Location.position(function, 1),
@@ -439,6 +456,11 @@ class Injecting(unittest.TestCase):
             inject_call("no_such_hook", location)
         with unchecked(), self.assertRaisesRegex(TypeError, "needs a callable or a global"):
             inject_call(42, location)  # type: ignore[arg-type]
+        with unchecked(), self.assertRaisesRegex(
+                TypeError, "^inject_call needs a Location for location, not 5$"):
+            inject_call(print, 5)  # type: ignore[arg-type]
+        with unchecked(), self.assertRaisesRegex(TypeError, "^inject_call's name is a str"):
+            inject_call(print, location, name=3)  # type: ignore[arg-type]
 
     @unittest.skipIf(sys.version_info < (3, 12), "END_FOR exists on 3.12 and later")
     def test_a_call_cannot_go_at_the_end_of_a_for_loop(self) -> None:
