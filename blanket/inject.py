@@ -65,6 +65,11 @@ class Injection:
     def __init__(self, scenario: Scenario, module: types.ModuleType) -> None:
         if not isinstance(module, types.ModuleType):
             raise TypeError(f"inject takes a module, not {module!r}")
+        if _is_threading_itself(module):
+            raise ValueError(
+                f"cannot inject into module {module.__name__!r}: blanket's primitives "
+                "are made of threading's own, so they would be made of themselves. "
+                "Inject into the module under test, which uses threading.")
         self.module = module
         self._originals: dict[str, Any] = {}
         stack = _open.setdefault(module, [])
@@ -122,6 +127,13 @@ class Injection:
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
         return f"<blanket.Injection into {self.module.__name__!r} {state}: {', '.join(self.names)}>"
+
+
+def _is_threading_itself(module: types.ModuleType) -> bool:
+    """Whether *module* is ``threading``, ``_thread`` or one of blanket's."""
+    name = getattr(module, "__name__", "")
+    return module is threading or module is _thread or name == "blanket" \
+        or name.startswith("blanket.")
 
 
 def _replacement(value: object, scenario: Scenario, view: ThreadingView,

@@ -136,6 +136,8 @@ class Scenario:
 
     @record_unregulated.setter
     def record_unregulated(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"record_unregulated is True or False, not {value!r}")
         core = self._core
         with core.lock:
             core.recording = bool(value)

@@ -313,6 +313,22 @@ class Errors(unittest.TestCase):
             self.assertEqual(injection.names, ("threading",))
         self.assertIs(module.threading, threading)
 
+    def test_threading_and_blankets_own_modules_are_refused_at_once(self) -> None:
+        # Injected, threading made the scenario's primitives of themselves:
+        # a RecursionError at the first primitive made.
+        import _thread
+
+        import blanket.core
+        import blanket.primitives
+        scenario = blanket.Scenario()
+        for module in (threading, _thread, blanket, blanket.primitives, blanket.core):
+            before = dict(vars(module))
+            with self.subTest(module=module.__name__), self.assertRaisesRegex(
+                    ValueError, f"^cannot inject into module '{module.__name__}': "):
+                scenario.inject(module)
+            self.assertEqual(vars(module), before)
+        self.assertIsNot(threading.Lock, scenario.Lock)
+
     def test_a_non_module_is_a_type_error(self) -> None:
         scenario = blanket.Scenario()
         for bad in (threading.Lock, "threading", None):

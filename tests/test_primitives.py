@@ -580,6 +580,16 @@ class ScenarioKinds(unittest.TestCase):
 class RecordingUnregulated(unittest.TestCase):
     """``record_unregulated``: calls outside the scenario go COMMIT -> RETURNED/RAISED."""
 
+    def test_the_setting_is_a_bool(self) -> None:
+        for bad in ("no", 0, None):
+            with self.subTest(bad=bad), self.assertRaisesRegex(
+                    TypeError, f"^record_unregulated is True or False, not {bad!r}$"):
+                blanket.Scenario(record_unregulated=bad)  # type: ignore[arg-type]
+        sc = scenario()
+        with self.assertRaisesRegex(TypeError, "record_unregulated"):
+            sc.record_unregulated = 1  # type: ignore[assignment]
+        self.assertFalse(sc.record_unregulated)
+
     def test_each_kind_is_recorded(self) -> None:
         sc = scenario(record_unregulated=True)
         lock, rlock, cond = sc.Lock(), sc.RLock(), sc.Condition()
