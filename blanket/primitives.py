@@ -243,6 +243,27 @@ class _LockBase(Primitive):
         self.release()
 
 
+L = TypeVar("L", bound=type[_LockBase])
+
+
+def _own_methods(cls: L) -> L:
+    """Give *cls* its own copy of each method it inherits from
+    :class:`_LockBase`, named as the class's: a bound method's ``repr``
+    reads ``Lock.acquire``, never the private base's name."""
+    for name, value in vars(_LockBase).items():
+        if isinstance(value, types.FunctionType) and name not in vars(cls):
+            copy = types.FunctionType(value.__code__, value.__globals__, name,
+                                      value.__defaults__, value.__closure__)
+            copy.__kwdefaults__ = value.__kwdefaults__
+            copy.__doc__ = value.__doc__
+            copy.__annotations__ = value.__annotations__
+            copy.__module__ = value.__module__
+            copy.__qualname__ = f"{cls.__name__}.{name}"
+            setattr(cls, name, copy)
+    return cls
+
+
+@_own_methods
 class Lock(_LockBase):
     """A ``threading.Lock`` under blanket's control."""
 
@@ -262,6 +283,7 @@ class Lock(_LockBase):
         return "locked" if self._real.locked() else "unlocked"
 
 
+@_own_methods
 class RLock(_LockBase):
     """A ``threading.RLock`` under blanket's control."""
 
@@ -374,6 +396,7 @@ class _WaitLock:
         return True
 
 
+@_own_methods
 class Condition(_LockBase):
     """A ``threading.Condition`` under blanket's control.
 

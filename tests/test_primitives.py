@@ -8,6 +8,7 @@ The regulated side (every method as a transaction) is in
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import pickle
 import re
@@ -403,6 +404,29 @@ class Masquerade(unittest.TestCase):
                 self.assertIn(f" 0X{id(primitive):X}", text)
                 self.assertNotIn("0x", text)
                 self.assertEqual(self.without_ids(text), self.without_ids(repr(real)))
+
+    def test_bound_methods_name_the_kind_never_a_private_base(self) -> None:
+        # Lock, RLock and Condition share their acquire, release and context
+        # manager: their bound methods read "_LockBase.acquire" before.
+        sc = scenario()
+        names = ("acquire", "release", "__enter__", "__exit__", "locked", "wait",
+                 "wait_for", "notify", "notify_all", "set", "clear", "is_set", "reset",
+                 "abort")
+        for inside in (False, True):
+            with sc if inside else contextlib.nullcontext():
+                for kind in KINDS:
+                    primitive = make(sc, kind)
+                    # BoundedSemaphore inherits Semaphore's, as threading's does.
+                    owners = {kind, "Semaphore"} if kind == "BoundedSemaphore" else {kind}
+                    for name in names:
+                        method = getattr(primitive, name, None)
+                        if method is None:
+                            continue
+                        with self.subTest(kind=kind, name=name, inside=inside):
+                            text = repr(method)
+                            self.assertRegex(text, rf"^<bound method (\w+)\.{name} of ")
+                            self.assertIn(text.split()[2].split(".")[0], owners)
+                            self.assertIn(f"0X{id(primitive):X}", text)
 
     def test_repr_follows_the_state(self) -> None:
         sc = scenario()
