@@ -22,6 +22,7 @@ from unittest import mock
 import blanket
 from blanket import State
 
+from .support import unchecked
 from .test_primitives_support import BOUND, scenario, states
 
 KINDS = ("Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event", "Barrier")
@@ -606,11 +607,11 @@ class RecordingUnregulated(unittest.TestCase):
 
     def test_the_setting_is_a_bool(self) -> None:
         for bad in ("no", 0, None):
-            with self.subTest(bad=bad), self.assertRaisesRegex(
+            with self.subTest(bad=bad), unchecked(), self.assertRaisesRegex(
                     TypeError, f"^record_unregulated is True or False, not {bad!r}$"):
                 blanket.Scenario(record_unregulated=bad)  # type: ignore[arg-type]
         sc = scenario()
-        with self.assertRaisesRegex(TypeError, "record_unregulated"):
+        with unchecked(), self.assertRaisesRegex(TypeError, "record_unregulated"):
             sc.record_unregulated = 1  # type: ignore[assignment]
         self.assertFalse(sc.record_unregulated)
 
