@@ -17,16 +17,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
+from .core import ScenarioCore
 from .errors import CompetingDriversError, ThreadOrderingError
 from .primitives import Primitive, owner_of
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
 from .states import State
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .core import ScenarioCore
-    from .transaction import Transaction
+from .transaction import Transaction
 
 # What each park-type imperative drives the current call to.
 _GOALS = {"block": State.BLOCKED, "commit": State.COMMIT, "wait": State.WAITING,
@@ -164,7 +161,11 @@ class Driver:
             self._release_claim()
 
     def _claim(self) -> None:
-        """Own the thread while driving it (lock held)."""
+        """Own the thread while driving it (lock held); the first claim checks
+        the thread (:func:`check_step`)."""
+        if self._core.drivers.get(self._thread) is self:
+            return
+        check_step(self._core, "Driver", threads=(self._thread,))
         _refuse_if_driven(self._core, self._thread, self)
         self._core.drivers[self._thread] = self
 
@@ -493,13 +494,78 @@ def settle(core: ScenarioCore, thread: threading.Thread) -> None:
     core.wait([(thread, Parked(thread))], None)
 
 
-# -- park, skip and finish ---------------------------------------------------------
+# -- what a script step refuses at once ----------------------------------------------
 
-def _require_entered(core: ScenarioCore, who: str) -> None:
-    """Refuse a script step outside the scenario: no thread parks there."""
-    if not core.regulated:
-        raise RuntimeError(f"{who} needs the scenario {core.name!r} entered "
-                           "(inside 'with scenario:')")
+def check_step(core: ScenarioCore, who: str, *, threads: Iterable[object] = (),
+               primitives: Iterable[object] = (), tokens: Iterable[Signaled] = ()
+               ) -> None:
+    """Refuse at once a script step that could only wait out the timeout.
+
+    *who* names the step in the messages (``"skip"``, ``"relay"``, ...).
+    Refused: the scenario not entered (``RuntimeError``: no call parks
+    outside it); a thread or primitive of another scenario, a thread that is
+    the scheduler itself, or one blanket did not start and nobody started
+    (``ValueError``). *tokens* (what ``scenario.wait`` was given) are looked
+    through for the threads, primitives, transactions and scenarios they
+    name; a wait that names the scenario itself (``wait(scenario)``,
+    ``Not(scenario)``) needs no entry. Takes no lock: it may be called with
+    the scenario's lock held or not.
+    """
+    threads, primitives = list(threads), list(primitives)
+    scenarios: list[ScenarioCore] = []
+    for token in tokens:
+        _named_by(token, threads, primitives, scenarios)
+    if not core.regulated and core not in scenarios:
+        raise RuntimeError(f"{who} needs the scenario {core.name!r} entered (inside "
+                           "'with scenario:'); outside it no call parks, so it could "
+                           "only wait out the timeout")
+    for thread in threads:
+        _check_thread(core, who, thread)
+    owners = [(core.label(p), type(p)._core) for p in primitives]  # type: ignore[attr-defined]
+    owners += [(f"scenario {other.name!r}", other) for other in scenarios]
+    for what, owner in owners:
+        if owner is not core:
+            raise ValueError(f"{who}: {what} belongs to scenario {owner.name!r}, "
+                             f"not to {core.name!r}")
+
+
+def _check_thread(core: ScenarioCore, who: str, thread: object) -> None:
+    """:func:`check_step` for one thread (anything else is left to the caller)."""
+    if not isinstance(thread, threading.Thread):
+        return
+    owner = getattr(thread, "_blanket_core", None)  # a ManagedThread's scenario
+    if owner is not None and owner is not core:
+        raise ValueError(f"{who}: thread {thread.name!r} belongs to scenario "
+                         f"{owner.name!r}, not to {core.name!r}")
+    if thread is core.scheduler:
+        raise ValueError(f"{who}: thread {thread.name!r} is the scheduler (it entered "
+                         f"{core.name!r}); it makes no call the scenario parks")
+    if owner is None and thread.ident is None:
+        raise ValueError(f"{who}: thread {thread.name!r} is not a thread of "
+                         f"{core.name!r} and was never started, so it makes no call")
+
+
+def _named_by(token: Signaled, threads: list[object], primitives: list[object],
+              scenarios: list[ScenarioCore]) -> None:
+    """Add what *token* is about to the lists: its threads, its primitives
+    (a transaction's and a method's too) and the scenario it waits for."""
+    for arg in token._args:
+        if isinstance(arg, Signaled):  # Not(token)
+            _named_by(arg, threads, primitives, scenarios)
+        elif isinstance(arg, threading.Thread):
+            threads.append(arg)
+        elif isinstance(arg, Primitive):
+            primitives.append(arg)
+        elif isinstance(arg, Transaction):
+            threads.append(arg.thread)
+            primitives.append(arg.primitive)
+        elif isinstance(arg, ScenarioCore):  # wait(scenario)
+            scenarios.append(arg)
+        elif (owned := owner_of(arg)) is not None:
+            primitives.append(owned[0])
+
+
+# -- park, skip and finish ---------------------------------------------------------
 
 
 #: A call as a script names it: the primitive and the method's name.
@@ -536,6 +602,13 @@ def _call_of(method: object, who: str) -> CallName:
     if owned is None or owned[1] not in owned[0]._specs:
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
     return owned
+
+
+def _check_groups(core: ScenarioCore, groups: list[tuple[threading.Thread, list[CallName]]],
+                  who: str) -> None:
+    """:func:`check_step` for the threads and calls of a script step."""
+    check_step(core, who, threads=[thread for thread, _ in groups],
+               primitives=[call[0] for _, calls in groups for call in calls])
 
 
 def _refuse_drivers(core: ScenarioCore, groups: list[tuple[threading.Thread, list[CallName]]]
@@ -636,8 +709,8 @@ def _next_skipped(core: ScenarioCore, tx: Transaction, call: CallName) -> Transa
 def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.park``: see :meth:`blanket.Scenario.park`."""
-    _require_entered(core, "park")
     groups = _groups(args, "park")
+    _check_groups(core, groups, "park")
     if wait:  # the calls are driven: refused before any is let go
         _refuse_drivers(core, groups)
     parked = {}
@@ -656,8 +729,8 @@ def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
 def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.skip``: see :meth:`blanket.Scenario.skip`."""
-    _require_entered(core, "skip")
     groups = _groups(args, "skip", repeats=True)
+    _check_groups(core, groups, "skip")
     _refuse_drivers(core, groups)  # before any call is let go
     last: dict[threading.Thread, Transaction] = {}
     for thread, calls in groups:
@@ -675,7 +748,7 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
 
 def finish(core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
     """``scenario.finish``: see :meth:`blanket.Scenario.finish`."""
-    _require_entered(core, "finish")
+    check_step(core, "finish", threads=threads)
     dispatch = Dispatch(core)
     try:
         for thread in threads:

@@ -272,7 +272,9 @@ class Scenario:
         if timeout is not None and (isinstance(timeout, bool)
                                     or not isinstance(timeout, (int, float))):
             raise TypeError(f"timeout is a number of seconds or None, not {timeout!r}")
-        return self._core.wait([(item, to_token(item)) for item in items], timeout)
+        pairs = [(item, to_token(item)) for item in items]
+        driving.check_step(self._core, "scenario.wait", tokens=[t for _, t in pairs])
+        return self._core.wait(pairs, timeout)
 
     # -- the middle level ---------------------------------------------------------
 

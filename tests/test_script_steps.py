@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import unittest
+from collections.abc import Callable
 
 import blanket
 from blanket import CompetingDriversError, StallError
@@ -42,6 +43,92 @@ class OutsideTheScenario(unittest.TestCase):
             with self.subTest(step=step), self.assertRaisesRegex(
                     RuntimeError, "needs the scenario .* entered"):
                 step()
+
+
+class RefusedAtOnce(unittest.TestCase):
+    """Mistakes a script step can see before it waits: each refused at once
+    (before, most of them waited out the scenario's timeout, a StallError,
+    or passed silently)."""
+
+    def setUp(self) -> None:
+        self.sc = scenario("this")
+        self.lock = self.sc.Lock()
+        self.A = spawn(self.sc, "A", acquire_release(self.lock))
+        self.other = scenario("other")
+        self.their_lock = self.other.Lock()
+        self.Z = spawn(self.other, "Z", acquire_release(self.their_lock))
+
+    def steps(self, thread: threading.Thread, method: object
+              ) -> dict[str, Callable[[], object]]:
+        sc = self.sc
+        return {"park": lambda: sc.park(thread, method),
+                "skip": lambda: sc.skip(thread, method),
+                "finish": lambda: sc.finish(thread),
+                "Driver": lambda: sc.Driver(thread).finish()(),
+                "Dispatch": lambda: list(_dispatch(sc, thread)),
+                "scenario.wait": lambda: sc.wait(thread)}
+
+    def assert_refused(self, steps: dict[str, Callable[[], object]],
+                       error: type[Exception], pattern: str) -> None:
+        for name, step in steps.items():
+            who = "Driver" if name == "Dispatch" else name  # a dispatch's driver says it
+            with self.subTest(name), self.assertRaisesRegex(error, f"^{who}: {pattern}"):
+                step()
+
+    def test_every_step_outside_the_scenario(self) -> None:
+        for name, step in self.steps(self.A, self.lock.acquire).items():
+            who = "Driver" if name == "Dispatch" else name
+            with self.subTest(name), self.assertRaisesRegex(
+                    RuntimeError, f"^{who} needs the scenario 'this' entered"):
+                step()
+        # What names the scenario itself may be waited for outside it.
+        self.assertEqual(self.sc.wait(blanket.Not(self.sc)), {blanket.Not(self.sc)})
+
+    def test_a_thread_of_another_scenario(self) -> None:
+        with self.sc:
+            self.assert_refused(self.steps(self.Z, self.lock.acquire), ValueError,
+                                "thread 'Z' belongs to scenario 'other', not to 'this'")
+            self.assertEqual(list(self.sc.log), [])  # A was never let go
+
+    def test_a_primitive_or_call_of_another_scenario(self) -> None:
+        with self.other:
+            tx = self.other.park(self.Z, self.their_lock.acquire)[self.Z]
+            with self.sc:
+                steps = self.steps(self.A, self.their_lock.acquire)
+                for name in ("finish", "Driver", "Dispatch", "scenario.wait"):
+                    del steps[name]  # they take no method
+                self.assert_refused(steps, ValueError, "Lock 1 0X[0-9A-F]+ belongs to "
+                                    "scenario 'other', not to 'this'")
+                with self.assertRaisesRegex(ValueError, "^scenario.wait: thread 'Z' "
+                                            "belongs to scenario 'other', not to 'this'"):
+                    self.sc.wait(tx)
+                with self.assertRaisesRegex(ValueError, "^scenario.wait: Lock 1 0X[0-9A-F]+ "
+                                            "belongs to scenario 'other'"):
+                    self.sc.wait(self.their_lock.acquire)
+                with self.assertRaisesRegex(ValueError, "^scenario.wait: scenario 'other' "
+                                            "belongs to scenario 'other', not to 'this'"):
+                    self.sc.wait(self.other)
+            self.other.finish(self.Z)
+
+    def test_the_scheduler_itself(self) -> None:
+        me = threading.current_thread()
+        with self.sc:
+            steps = self.steps(me, self.lock.acquire)
+            del steps["scenario.wait"]  # Not(thread) is a fair thing to wait for
+            self.assert_refused(steps, ValueError, f"thread {me.name!r} is the scheduler")
+
+    def test_a_thread_nobody_started(self) -> None:
+        plain = threading.Thread(target=print, name="plain")
+        with self.sc:
+            self.assert_refused(self.steps(plain, self.lock.acquire), ValueError,
+                                "thread 'plain' is not a thread of 'this' and was never "
+                                "started")
+
+
+def _dispatch(sc: blanket.Scenario, thread: threading.Thread) -> blanket.Dispatch:
+    dispatch = sc.Dispatch()
+    dispatch.add(sc.Driver(thread).finish())
+    return dispatch
 
 
 class NoClaimAfterAStall(unittest.TestCase):
