@@ -18,8 +18,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 
+from . import progress
 from .core import ScenarioCore
-from .errors import CompetingDriversError, ThreadOrderingError
+from .errors import CompetingDriversError, DeadlockError, StallError, ThreadOrderingError
 from .primitives import Primitive, owner_of
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
 from .states import State
@@ -60,6 +61,11 @@ class Driver:
         self._imperative: str | None = None
         self._target: Transaction | None = None
         self._txs: list[Transaction] = []
+        # Whether a parked call that would sleep for ever if let go now (an
+        # acquire of a taken lock, ...) is held at its park until it can go:
+        # scenario.finish sets it, so that its threads stuck in a deadlock
+        # stay parked, where abandoning them lets them unwind.
+        self._hold = False
 
     # -- what the driver knows ----------------------------------------------------
 
@@ -266,6 +272,8 @@ class Driver:
         core = self._core
         if top is None or not top._parked:
             return tokens + [Parked(self._thread)]
+        if self._hold and not progress.ways(top):
+            return tokens + [_CanGo(top)]
         if top.state is State.PAUSED:
             top._pause = False
             core.release_pause(top)
@@ -289,6 +297,41 @@ class _NestedOrAction(Signaled):
     def signalled(self, core: ScenarioCore) -> bool:
         tx: Transaction = self._args[0]  # type: ignore[assignment]
         return bool(tx._children or tx._pushed or tx.done)
+
+
+class _CanGo(Signaled):
+    """Signals once the parked *transaction* can be let go without its
+    thread sleeping for ever, or is no longer parked."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        tx: Transaction = self._args[0]  # type: ignore[assignment]
+        return not tx._parked or bool(progress.ways(tx))
+
+    def __repr__(self) -> str:
+        return f"a way on for {self._args[0]!r}"
+
+
+class _Stuck(Signaled):
+    """Signals once nothing can change unless the scheduler acts (every live
+    thread parked or asleep for good) and none of *threads*' parked calls
+    can go: driving them can do no more."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        if not progress.settled(core):
+            return False
+        for thread in self._args:
+            chain = core.chain(thread)  # type: ignore[arg-type]
+            if chain and chain[-1]._parked and progress.ways(chain[-1]):
+                return False
+        return True
+
+    def __repr__(self) -> str:
+        names = ", ".join(repr(thread.name) for thread in self._args)  # type: ignore[attr-defined]
+        return f"threads {names} stuck"
 
 
 def _refuse_if_driven(core: ScenarioCore, thread: threading.Thread,
@@ -431,7 +474,7 @@ class Dispatch:
                     tokens += step
             if ready is None:
                 if self._items:
-                    core.wait([(token, token) for token in tokens], None)
+                    self._wait(tokens)
                 continue
             item, driver = ready
             yield driver
@@ -441,6 +484,10 @@ class Dispatch:
                 else:
                     self.discard(item)
                     driver.close()
+
+    def _wait(self, tokens: list[Signaled]) -> None:
+        """Sleep until one of the drivers' *tokens* signals."""
+        self._core.wait([(token, token) for token in tokens], None)
 
     def close(self) -> None:
         """Close every driver and chain, and empty the dispatch."""
@@ -749,12 +796,62 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
 def finish(core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
     """``scenario.finish``: see :meth:`blanket.Scenario.finish`."""
     check_step(core, "finish", threads=threads)
-    dispatch = Dispatch(core)
+    dispatch = _Finishing(core, threads)
     try:
         for thread in threads:
-            dispatch.add(Driver(core, thread).finish())
+            driver = Driver(core, thread)
+            driver._hold = True
+            dispatch.add(driver.finish())
         for driver in dispatch:
             if driver.state != Driver.TERMINATED:
                 driver.finish()
     finally:  # a stall leaves no driver claiming its thread
         dispatch.close()
+
+
+class _Finishing(Dispatch):
+    """The dispatch of ``scenario.finish``: it fails at once, with
+    :class:`DeadlockError`, when its threads are stuck in a wait-for cycle
+    (and within the scenario's bound when they are stuck otherwise)."""
+
+    def __init__(self, core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
+        super().__init__(core)
+        self._threads = threads
+        self._stuck: _Stuck | None = _Stuck(*threads)
+
+    def _wait(self, tokens: list[Signaled]) -> None:
+        core, stuck = self._core, self._stuck
+        if stuck is not None:
+            tokens.append(stuck)
+        with core.lock:
+            try:
+                hit = core.wait_locked([(token, token) for token in tokens], None)
+            except StallError:
+                self._fail_if_deadlocked()
+                raise
+            if stuck is not None and stuck in hit:
+                self._fail_if_deadlocked()
+                # Stuck without a cycle: maybe a thread outside blanket will
+                # act; the bound decides, as for any other wait.
+                self._stuck = None
+
+    def _fail_if_deadlocked(self) -> None:
+        """Raise :class:`DeadlockError` if live threads wait for each other in
+        a cycle, once the cycle's threads and finish's own are abandoned and
+        joined (lock held; let go during the join)."""
+        core = self._core
+        cycle = progress.deadlock(core)
+        if not cycle:
+            return
+        why, report = progress.stuck_report(core), core.report()
+        given_up = cycle + [t for t in self._threads
+                            if t not in cycle and not core.terminated(t)]
+        progress.abandon(core, given_up)
+        core.lock.release()
+        try:
+            core.join(given_up)
+        finally:
+            core.lock.acquire()
+        names = ", ".join(repr(thread.name) for thread in self._threads)
+        raise DeadlockError(f"scenario {core.name!r}: finish({names}) cannot go on; "
+                            f"{why}", report)

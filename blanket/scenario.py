@@ -320,8 +320,13 @@ class Scenario:
     def finish(self, *threads: threading.Thread) -> None:
         """Let every call of each thread go until the thread terminates.
 
-        The threads are driven side by side; a thread asleep in a real wait
-        nobody ends stalls the scenario (within its bound).
+        The threads are driven side by side. A call that would sleep for ever
+        if let go now (an acquire of a lock another thread holds, ...) waits
+        at its scheduler block until it can go, so threads that wait for each
+        other in a cycle stay parked: :class:`~blanket.DeadlockError`, naming
+        the cycle, is raised at once, once they are abandoned and joined. A
+        thread asleep in a real wait nobody ends stalls the scenario (within
+        its bound).
         """
         for thread in threads:
             if not isinstance(thread, threading.Thread):

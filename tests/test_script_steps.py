@@ -4,11 +4,12 @@ scenario, no claim left after a stall; names and columns of threads."""
 from __future__ import annotations
 
 import threading
+import time
 import unittest
 from collections.abc import Callable
 
 import blanket
-from blanket import CompetingDriversError, StallError
+from blanket import CompetingDriversError, StallError, State, driving
 
 from .support import unchecked
 from .test_driving_support import acquire_release, spawn
@@ -129,6 +130,110 @@ def _dispatch(sc: blanket.Scenario, thread: threading.Thread) -> blanket.Dispatc
     dispatch = sc.Dispatch()
     dispatch.add(sc.Driver(thread).finish())
     return dispatch
+
+
+def _crossed(sc: blanket.Scenario) -> tuple[threading.Thread, threading.Thread,
+                                             blanket.Scenario]:
+    """A takes Lock 1 then Lock 2, B Lock 2 then Lock 1; each has taken its
+    first lock when the scenario returns (a deadlock once both go on)."""
+    first, second = sc.Lock(), sc.Lock()
+
+    def take(one: object, other: object) -> Callable[[], None]:
+        def target() -> None:
+            with one, other:  # type: ignore[attr-defined]
+                pass
+        return target
+
+    A = spawn(sc, "A", take(first, second))
+    B = spawn(sc, "B", take(second, first))
+    return A, B, sc
+
+
+class FinishOfADeadlock(unittest.TestCase):
+    """finish(A, B) of threads that deadlock fails at once, naming the cycle,
+    with the threads abandoned and joined (before: a StallError after the
+    whole bound, and two threads asleep in real locks left behind)."""
+
+    def test_fails_at_once_naming_the_cycle(self) -> None:
+        A, B, sc = _crossed(blanket.Scenario("crossed", timeout=60))
+        started = time.monotonic()
+        with self.assertRaises(blanket.DeadlockError) as caught, sc:
+            first, second = sc.primitive("Lock 1"), sc.primitive("Lock 2")
+            sc.skip(A, first.acquire, B, second.acquire, wait=True)
+            sc.finish(A, B)
+        self.assertLess(time.monotonic() - started, 30)  # not the bound (60 s)
+        message = str(caught.exception)
+        self.assertTrue(message.startswith(
+            "scenario 'crossed': finish('A', 'B') cannot go on; deadlock: A holds Lock 1 "
+            "and waits for Lock 2; B holds Lock 2 and waits for Lock 1\n"), message)
+        self.assertEqual(message.count("deadlock"), 1)
+        self.assertIn("'A': Lock.acquire BLOCKED", caught.exception.report)
+        self.assertFalse(A.is_alive() or B.is_alive())  # abandoned and joined
+        self.assertIsInstance(caught.exception, StallError)
+
+    def test_fails_once_in_a_scenario_test_case(self) -> None:
+        class Crossed(blanket.ScenarioTestCase):
+            stall_timeout = 60
+
+            def test_crossed(self) -> None:
+                A, B, sc = _crossed(self.scenario)
+                with sc:
+                    sc.skip(A, sc.primitive("Lock 1").acquire, wait=True)
+                    sc.skip(B, sc.primitive("Lock 2").acquire, wait=True)
+                    sc.finish(B, A)
+
+        result = unittest.TestResult()
+        started = time.monotonic()
+        Crossed("test_crossed").run(result)
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertEqual(result.failures, [])
+        self.assertEqual(len(result.errors), 1, result.errors)
+        self.assertIn("DeadlockError: scenario 'test_crossed': finish('B', 'A') cannot "
+                      "go on; deadlock: A holds Lock 1", result.errors[0][1])
+
+    def test_stuck_without_a_cycle_still_waits_for_the_bound(self) -> None:
+        sc = blanket.Scenario(timeout=0.3)
+        event = sc.Event()
+        A = spawn(sc, "A", event.wait)
+        with sc:
+            with self.assertRaises(StallError) as caught:
+                sc.finish(A)
+            self.assertNotIsInstance(caught.exception, blanket.DeadlockError)
+            self.assertTrue(A.is_alive())  # not given up: the script may go on
+            sc.raw(event).set()
+            sc.finish(A)
+
+    def test_a_call_held_back_goes_once_it_can(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+        A = spawn(sc, "A", acquire_release(lock))
+        B = spawn(sc, "B", acquire_release(lock))
+        with sc:
+            sc.skip(A, lock.acquire, wait=True)
+            tx = sc.park(B, lock.acquire)[B]
+            sc.finish(B, A)  # B's acquire waits at its block for A's release
+        self.assertNotIn(State.WAITING, [state for _, state in tx.log])
+        self.assertEqual([(t.thread.name, t.spec.name) for t in sc.log],
+                         [("A", "acquire"), ("A", "release"), ("B", "acquire"),
+                          ("B", "release")])
+
+
+class FinishTokens(unittest.TestCase):
+    """What finish waits for, as a stall message names it."""
+
+    def test_stuck_waits_for_a_parked_call_that_can_go(self) -> None:
+        sc = scenario()
+        lock = sc.Lock()
+        A = spawn(sc, "A", acquire_release(lock))
+        with sc:
+            tx = sc.park(A, lock.acquire)[A]
+            stuck, can_go = driving._Stuck(A), driving._CanGo(tx)
+            with sc._core.lock:
+                self.assertFalse(stuck.signalled(sc._core))  # A's acquire can go
+                self.assertTrue(can_go.signalled(sc._core))
+            sc.finish(A)
+        self.assertEqual(repr(stuck), "threads 'A' stuck")
+        self.assertRegex(repr(can_go), r"^a way on for <Lock.acquire RETURNED 'A'")
 
 
 class NoClaimAfterAStall(unittest.TestCase):
