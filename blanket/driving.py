@@ -720,6 +720,38 @@ class _Admitted(Signaled):
         return record.admitted is not None or parked.signalled(core)  # type: ignore[attr-defined]
 
 
+class _AsFarAsItGoes(Signaled):
+    """Signals once *transaction* has gone as far as it can without the
+    scheduler: it ended, its thread is parked (the call at a later park, or
+    a call nested in it), or it sleeps in the real primitive with nothing
+    yet to wake it but the script (or its timeout)."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        tx: Transaction = self._args[0]  # type: ignore[assignment]
+        if tx.done:
+            return True
+        chain = core.chain(tx.thread)
+        if chain and chain[-1]._parked:
+            return True
+        return tx._state is State.WAITING and (tx._deadline is not None
+                                               or not progress.wakes(core, tx))
+
+    def __repr__(self) -> str:
+        return f"the end of {self._args[0]!r}, or its next park or sleep"
+
+
+def _as_far_as_it_goes(core: ScenarioCore, tx: Transaction) -> None:
+    """Wait until the skipped *tx* has gone as far as it can without the
+    scheduler, so that the next thread's calls are logged after it: the log
+    follows the script."""
+    with core.lock:
+        state = tx._state  # mostly it has ended already: no wait
+        if state is not State.RETURNED and state is not State.RAISED:
+            core.wait_locked([(tx, _AsFarAsItGoes(tx))], None)
+
+
 def _next_skipped(core: ScenarioCore, tx: Transaction, call: CallName) -> Transaction:
     """Drive the skipped *tx* to its end, then let its thread's next call,
     *call*, go from its scheduler block; return that call.
@@ -788,6 +820,7 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
         for call in calls[1:]:
             tx = _next_skipped(core, tx, call)
         last[thread] = tx
+        _as_far_as_it_goes(core, tx)
     if wait:
         run_to_end(core, last.values())
     return last

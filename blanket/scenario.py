@@ -309,8 +309,10 @@ class Scenario:
         Arguments: a thread, then its methods, then the next thread...:
         ``skip(A, lock.acquire, lock.release, B, lock.acquire)``. Every call
         but each thread's last is driven to its end; the last is let go from
-        its scheduler block, and with *wait* driven to its end too (all
-        threads' last calls side by side). Returns each thread's last
+        its scheduler block and goes as far as it can before the next thread's
+        turn (it ends, parks again, or sleeps in the real primitive), so the
+        log follows the script; with *wait* the last calls are then driven
+        to their ends (side by side). Returns each thread's last
         transaction. A method that is not a blanket primitive's
         (``TypeError``) or a thread a :class:`~blanket.Driver` keeps
         (:class:`~blanket.CompetingDriversError`) is refused before any call goes.
