@@ -298,6 +298,9 @@ class _NestedOrAction(Signaled):
         tx: Transaction = self._args[0]  # type: ignore[assignment]
         return bool(tx._children or tx._pushed or tx.done)
 
+    def __repr__(self) -> str:
+        return f"a call nested in {self._args[0]!r}, or its barrier action"
+
 
 class _CanGo(Signaled):
     """Signals once the parked *transaction* can be let go without its
@@ -718,6 +721,10 @@ class _Admitted(Signaled):
     def signalled(self, core: ScenarioCore) -> bool:
         record, parked = self._args
         return record.admitted is not None or parked.signalled(core)  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        parked: Parked = self._args[1]  # type: ignore[assignment]
+        return f"the approved next call of {parked._args[0].name!r}, or {parked!r}"  # type: ignore[attr-defined]
 
 
 class _AsFarAsItGoes(Signaled):

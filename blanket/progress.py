@@ -155,6 +155,9 @@ class Settled(Signaled):
     def signalled(self, core: ScenarioCore) -> bool:
         return settled(core)
 
+    def __repr__(self) -> str:
+        return "every live thread parked or asleep for good"
+
 
 def parked(core: ScenarioCore) -> list[Transaction]:
     """The live threads' parked calls, in thread order."""

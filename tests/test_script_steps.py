@@ -3,6 +3,7 @@ scenario, no claim left after a stall; names and columns of threads."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import unittest
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import blanket
-from blanket import CompetingDriversError, StallError, State, driving
+from blanket import CompetingDriversError, StallError, State, driving, progress
 
 from .support import unchecked
 from .test_driving_support import acquire_release, spawn
@@ -335,6 +336,55 @@ class FinishTokens(unittest.TestCase):
             sc.finish(A)
         self.assertEqual(repr(stuck), "threads 'A' stuck")
         self.assertRegex(repr(can_go), r"^a way on for <Lock.acquire RETURNED 'A'")
+
+
+class MessagesNameWhatTheUserGave(unittest.TestCase):
+    """What a wait was for, as timeout and stall messages say it: the items
+    as the user gave them, no private name (before: "_Active('A')",
+    "_Inside(Lock.release)", a ThreadRecord or ScenarioCore object)."""
+
+    PRIVATE = re.compile(r"\b_[A-Z]\w*\(|object at 0x")
+
+    def test_the_items_wait_takes(self) -> None:
+        sc = scenario("s")
+        lock, other = sc.Lock(), sc.Lock()
+        A = spawn(sc, "A", acquire_release(lock))
+        with sc:
+            tx = sc.park(A, lock.acquire)[A]
+            said = {}
+            for item, text in ((A, None), (tx, "<Lock.acquire BLOCKED 'A' .* \\(its end\\)"),
+                               (lock.release, "Lock.release \\(any thread in it\\)"),
+                               (blanket.Not(sc), "Not\\(scenario 's' \\(entered\\)\\)"),
+                               (blanket.Use(A, other), "Use\\('A', Lock 2 0X[0-9A-F]+\\)")):
+                if item is A:
+                    item = blanket.Not(A)
+                    text = "Not\\(thread 'A' \\(in a call\\)\\)"
+                with self.assertRaises(TimeoutError) as caught:
+                    sc.wait(item, timeout=0.01)
+                said[text] = str(caught.exception)
+            sc.finish(A)
+        for text, message in said.items():
+            with self.subTest(text):
+                self.assertRegex(message, f"^scenario 's': nothing of {text} signalled")
+                self.assertNotRegex(message, self.PRIVATE)
+
+    def test_the_waits_of_the_drivers(self) -> None:
+        sc = scenario("s")
+        lock = sc.Lock()
+        A = spawn(sc, "A", acquire_release(lock))
+        with sc:
+            tx = sc.park(A, lock.acquire)[A]
+            record = sc._core.records[A]
+            tokens = (driving._NestedOrAction(tx), driving._Admitted(record, blanket.Parked(A)),
+                      progress.Settled())
+            sc.finish(A)
+        said = [repr(token) for token in tokens]
+        self.assertRegex(said[0], r"^a call nested in <Lock.acquire RETURNED 'A' .*>, or "
+                                  "its barrier action$")
+        self.assertEqual(said[1], "the approved next call of 'A', or Parked('A')")
+        self.assertEqual(said[2], "every live thread parked or asleep for good")
+        for text in said:
+            self.assertNotRegex(text, self.PRIVATE)
 
 
 class NoClaimAfterAStall(unittest.TestCase):

@@ -505,7 +505,7 @@ class TokenIdentity(unittest.TestCase):
         self.assertEqual(repr(blanket.Call(lock.acquire, A)), "Call('A', Lock.acquire)")
         self.assertEqual(repr(blanket.Terminated(A)), "Terminated('A')")
         self.assertEqual(repr(blanket.Not(blanket.Terminated(A))), "Not(Terminated('A'))")
-        self.assertEqual(repr(blanket.Use(A, lock)), f"Use('A', {lock!r})")
+        self.assertEqual(repr(blanket.Use(A, lock)), f"Use('A', Lock 1 0X{id(lock):X})")
         self.assertEqual(repr(blanket.Parked(A)), "Parked('A')")
 
     def test_state_token_classes(self) -> None:
