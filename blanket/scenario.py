@@ -265,7 +265,11 @@ class Scenario:
         is entered), or a signal token (``Call``, ``Terminated``,
         ``Paused``, ...). With *timeout* ``TimeoutError`` is raised when it
         passes; without, the scenario's :attr:`timeout` bounds the wait and
-        :class:`StallError` carries a report of every thread.
+        :class:`StallError` carries a report of every thread. A wait that
+        could only time out is refused at once: outside the scenario
+        (``RuntimeError``, unless it names the scenario itself), or on a
+        thread, primitive or transaction of another scenario, or a thread
+        nobody started (``ValueError``).
         """
         if not items:
             raise TypeError("scenario.wait needs at least one item to wait for")
