@@ -546,7 +546,7 @@ def settle(core: ScenarioCore, thread: threading.Thread) -> None:
 
 # -- what a script step refuses at once ----------------------------------------------
 
-def check_step(core: ScenarioCore, who: str, *, threads: Iterable[object] = (),
+def check_step(core: ScenarioCore, who: str, *, threads: Iterable[threading.Thread] = (),
                primitives: Iterable[object] = (), tokens: Iterable[Signaled] = ()
                ) -> None:
     """Refuse at once a script step that could only wait out the timeout.
@@ -579,10 +579,8 @@ def check_step(core: ScenarioCore, who: str, *, threads: Iterable[object] = (),
                              f"not to {core.name!r}")
 
 
-def _check_thread(core: ScenarioCore, who: str, thread: object) -> None:
-    """:func:`check_step` for one thread (anything else is left to the caller)."""
-    if not isinstance(thread, threading.Thread):
-        return
+def _check_thread(core: ScenarioCore, who: str, thread: threading.Thread) -> None:
+    """:func:`check_step` for one thread."""
     owner = getattr(thread, "_blanket_core", None)  # a ManagedThread's scenario
     if owner is not None and owner is not core:
         raise ValueError(f"{who}: thread {thread.name!r} belongs to scenario "
@@ -595,7 +593,7 @@ def _check_thread(core: ScenarioCore, who: str, thread: object) -> None:
                          f"{core.name!r} and was never started, so it makes no call")
 
 
-def _named_by(token: Signaled, threads: list[object], primitives: list[object],
+def _named_by(token: Signaled, threads: list[threading.Thread], primitives: list[object],
               scenarios: list[ScenarioCore]) -> None:
     """Add what *token* is about to the lists: its threads, its primitives
     (a transaction's and a method's too) and the scenario it waits for."""

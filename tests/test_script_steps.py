@@ -376,13 +376,15 @@ class MessagesNameWhatTheUserGave(unittest.TestCase):
             tx = sc.park(A, lock.acquire)[A]
             record = sc._core.records[A]
             tokens = (driving._NestedOrAction(tx), driving._Admitted(record, blanket.Parked(A)),
-                      progress.Settled())
+                      progress.Settled(), driving._AsFarAsItGoes(tx))
             sc.finish(A)
         said = [repr(token) for token in tokens]
         self.assertRegex(said[0], r"^a call nested in <Lock.acquire RETURNED 'A' .*>, or "
                                   "its barrier action$")
         self.assertEqual(said[1], "the approved next call of 'A', or Parked('A')")
         self.assertEqual(said[2], "every live thread parked or asleep for good")
+        self.assertRegex(said[3], r"^the end of <Lock.acquire RETURNED 'A' .*>, or its "
+                                  "next park or sleep$")
         for text in said:
             self.assertNotRegex(text, self.PRIVATE)
 
