@@ -20,6 +20,7 @@ from .driving import Chain, Dispatch, Driver
 from .errors import (
                   Abandoned,
                   CompetingDriversError,
+                  DeadlockError,
                   SchedulerError,
                   StallError,
                   ThreadOrderingError,
@@ -60,8 +61,8 @@ __version__ = "2.0.0.dev0"
 
 __all__ = [
     "Abandoned", "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain",
-    "Commit", "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "Dispatch",
-    "Driver", "EventAPI", "Exiting", "Exploration", "explore", "Failure", "Injection",
+    "Commit", "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "DeadlockError",
+    "Dispatch", "Driver", "EventAPI", "Exiting", "Exploration", "explore", "Failure", "Injection",
     "LockAPI", "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI",
     "Raised", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",

@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
-from .errors import CompetingDriversError, ThreadOrderingError
+from . import progress
+from .core import ScenarioCore
+from .errors import CompetingDriversError, DeadlockError, StallError, ThreadOrderingError
 from .primitives import Primitive, owner_of
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
 from .states import State
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .core import ScenarioCore
-    from .transaction import Transaction
+from .transaction import Transaction
 
 # What each park-type imperative drives the current call to.
 _GOALS = {"block": State.BLOCKED, "commit": State.COMMIT, "wait": State.WAITING,
@@ -63,6 +61,11 @@ class Driver:
         self._imperative: str | None = None
         self._target: Transaction | None = None
         self._txs: list[Transaction] = []
+        # Whether a parked call that would sleep for ever if let go now (an
+        # acquire of a taken lock, ...) is held at its park until it can go:
+        # scenario.finish sets it, so that its threads stuck in a deadlock
+        # stay parked, where abandoning them lets them unwind.
+        self._hold = False
 
     # -- what the driver knows ----------------------------------------------------
 
@@ -164,7 +167,11 @@ class Driver:
             self._release_claim()
 
     def _claim(self) -> None:
-        """Own the thread while driving it (lock held)."""
+        """Own the thread while driving it (lock held); the first claim checks
+        the thread (:func:`check_step`)."""
+        if self._core.drivers.get(self._thread) is self:
+            return
+        check_step(self._core, "Driver", threads=(self._thread,))
         _refuse_if_driven(self._core, self._thread, self)
         self._core.drivers[self._thread] = self
 
@@ -265,6 +272,8 @@ class Driver:
         core = self._core
         if top is None or not top._parked:
             return tokens + [Parked(self._thread)]
+        if self._hold and not progress.ways(top):
+            return tokens + [_CanGo(top)]
         if top.state is State.PAUSED:
             top._pause = False
             core.release_pause(top)
@@ -288,6 +297,44 @@ class _NestedOrAction(Signaled):
     def signalled(self, core: ScenarioCore) -> bool:
         tx: Transaction = self._args[0]  # type: ignore[assignment]
         return bool(tx._children or tx._pushed or tx.done)
+
+    def __repr__(self) -> str:
+        return f"a call nested in {self._args[0]!r}, or its barrier action"
+
+
+class _CanGo(Signaled):
+    """Signals once the parked *transaction* can be let go without its
+    thread sleeping for ever, or is no longer parked."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        tx: Transaction = self._args[0]  # type: ignore[assignment]
+        return not tx._parked or bool(progress.ways(tx))
+
+    def __repr__(self) -> str:
+        return f"a way on for {self._args[0]!r}"
+
+
+class _Stuck(Signaled):
+    """Signals once nothing can change unless the scheduler acts (every live
+    thread parked or asleep for good) and none of *threads*' parked calls
+    can go: driving them can do no more."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        if not progress.settled(core):
+            return False
+        for thread in self._args:
+            chain = core.chain(thread)  # type: ignore[arg-type]
+            if chain and chain[-1]._parked and progress.ways(chain[-1]):
+                return False
+        return True
+
+    def __repr__(self) -> str:
+        names = ", ".join(repr(thread.name) for thread in self._args)  # type: ignore[attr-defined]
+        return f"threads {names} stuck"
 
 
 def _refuse_if_driven(core: ScenarioCore, thread: threading.Thread,
@@ -430,7 +477,7 @@ class Dispatch:
                     tokens += step
             if ready is None:
                 if self._items:
-                    core.wait([(token, token) for token in tokens], None)
+                    self._wait(tokens)
                 continue
             item, driver = ready
             yield driver
@@ -440,6 +487,10 @@ class Dispatch:
                 else:
                     self.discard(item)
                     driver.close()
+
+    def _wait(self, tokens: list[Signaled]) -> None:
+        """Sleep until one of the drivers' *tokens* signals."""
+        self._core.wait([(token, token) for token in tokens], None)
 
     def close(self) -> None:
         """Close every driver and chain, and empty the dispatch."""
@@ -493,13 +544,76 @@ def settle(core: ScenarioCore, thread: threading.Thread) -> None:
     core.wait([(thread, Parked(thread))], None)
 
 
-# -- park, skip and finish ---------------------------------------------------------
+# -- what a script step refuses at once ----------------------------------------------
 
-def _require_entered(core: ScenarioCore, who: str) -> None:
-    """Refuse a script step outside the scenario: no thread parks there."""
-    if not core.regulated:
-        raise RuntimeError(f"{who} needs the scenario {core.name!r} entered "
-                           "(inside 'with scenario:')")
+def check_step(core: ScenarioCore, who: str, *, threads: Iterable[threading.Thread] = (),
+               primitives: Iterable[object] = (), tokens: Iterable[Signaled] = ()
+               ) -> None:
+    """Refuse at once a script step that could only wait out the timeout.
+
+    *who* names the step in the messages (``"skip"``, ``"relay"``, ...).
+    Refused: the scenario not entered (``RuntimeError``: no call parks
+    outside it); a thread or primitive of another scenario, a thread that is
+    the scheduler itself, or one blanket did not start and nobody started
+    (``ValueError``). *tokens* (what ``scenario.wait`` was given) are looked
+    through for the threads, primitives, transactions and scenarios they
+    name; a wait that names the scenario itself (``wait(scenario)``,
+    ``Not(scenario)``) needs no entry. Takes no lock: it may be called with
+    the scenario's lock held or not.
+    """
+    threads, primitives = list(threads), list(primitives)
+    scenarios: list[ScenarioCore] = []
+    for token in tokens:
+        _named_by(token, threads, primitives, scenarios)
+    if not core.regulated and core not in scenarios:
+        raise RuntimeError(f"{who} needs the scenario {core.name!r} entered (inside "
+                           "'with scenario:'); outside it no call parks, so it could "
+                           "only wait out the timeout")
+    for thread in threads:
+        _check_thread(core, who, thread)
+    owners = [(core.label(p), type(p)._core) for p in primitives]  # type: ignore[attr-defined]
+    owners += [(f"scenario {other.name!r}", other) for other in scenarios]
+    for what, owner in owners:
+        if owner is not core:
+            raise ValueError(f"{who}: {what} belongs to scenario {owner.name!r}, "
+                             f"not to {core.name!r}")
+
+
+def _check_thread(core: ScenarioCore, who: str, thread: threading.Thread) -> None:
+    """:func:`check_step` for one thread."""
+    owner = getattr(thread, "_blanket_core", None)  # a ManagedThread's scenario
+    if owner is not None and owner is not core:
+        raise ValueError(f"{who}: thread {thread.name!r} belongs to scenario "
+                         f"{owner.name!r}, not to {core.name!r}")
+    if thread is core.scheduler:
+        raise ValueError(f"{who}: thread {thread.name!r} is the scheduler (it entered "
+                         f"{core.name!r}); it makes no call the scenario parks")
+    if owner is None and thread.ident is None:
+        raise ValueError(f"{who}: thread {thread.name!r} is not a thread of "
+                         f"{core.name!r} and was never started, so it makes no call")
+
+
+def _named_by(token: Signaled, threads: list[threading.Thread], primitives: list[object],
+              scenarios: list[ScenarioCore]) -> None:
+    """Add what *token* is about to the lists: its threads, its primitives
+    (a transaction's and a method's too) and the scenario it waits for."""
+    for arg in token._args:
+        if isinstance(arg, Signaled):  # Not(token)
+            _named_by(arg, threads, primitives, scenarios)
+        elif isinstance(arg, threading.Thread):
+            threads.append(arg)
+        elif isinstance(arg, Primitive):
+            primitives.append(arg)
+        elif isinstance(arg, Transaction):
+            threads.append(arg.thread)
+            primitives.append(arg.primitive)
+        elif isinstance(arg, ScenarioCore):  # wait(scenario)
+            scenarios.append(arg)
+        elif (owned := owner_of(arg)) is not None:
+            primitives.append(owned[0])
+
+
+# -- park, skip and finish ---------------------------------------------------------
 
 
 #: A call as a script names it: the primitive and the method's name.
@@ -536,6 +650,13 @@ def _call_of(method: object, who: str) -> CallName:
     if owned is None or owned[1] not in owned[0]._specs:
         raise TypeError(f"{who}: {method!r} is not a method of a blanket primitive")
     return owned
+
+
+def _check_groups(core: ScenarioCore, groups: list[tuple[threading.Thread, list[CallName]]],
+                  who: str) -> None:
+    """:func:`check_step` for the threads and calls of a script step."""
+    check_step(core, who, threads=[thread for thread, _ in groups],
+               primitives=[call[0] for _, calls in groups for call in calls])
 
 
 def _refuse_drivers(core: ScenarioCore, groups: list[tuple[threading.Thread, list[CallName]]]
@@ -599,6 +720,42 @@ class _Admitted(Signaled):
         record, parked = self._args
         return record.admitted is not None or parked.signalled(core)  # type: ignore[attr-defined]
 
+    def __repr__(self) -> str:
+        parked: Parked = self._args[1]  # type: ignore[assignment]
+        return f"the approved next call of {parked._args[0].name!r}, or {parked!r}"  # type: ignore[attr-defined]
+
+
+class _AsFarAsItGoes(Signaled):
+    """Signals once *transaction* has gone as far as it can without the
+    scheduler: it ended, its thread is parked (the call at a later park, or
+    a call nested in it), or it sleeps in the real primitive with nothing
+    yet to wake it but the script (or its timeout)."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        tx: Transaction = self._args[0]  # type: ignore[assignment]
+        if tx.done:
+            return True
+        chain = core.chain(tx.thread)
+        if chain and chain[-1]._parked:
+            return True
+        return tx._state is State.WAITING and (tx._deadline is not None
+                                               or not progress.wakes(core, tx))
+
+    def __repr__(self) -> str:
+        return f"the end of {self._args[0]!r}, or its next park or sleep"
+
+
+def _as_far_as_it_goes(core: ScenarioCore, tx: Transaction) -> None:
+    """Wait until the skipped *tx* has gone as far as it can without the
+    scheduler, so that the next thread's calls are logged after it: the log
+    follows the script."""
+    with core.lock:
+        state = tx._state  # mostly it has ended already: no wait
+        if state is not State.RETURNED and state is not State.RAISED:
+            core.wait_locked([(tx, _AsFarAsItGoes(tx))], None)
+
 
 def _next_skipped(core: ScenarioCore, tx: Transaction, call: CallName) -> Transaction:
     """Drive the skipped *tx* to its end, then let its thread's next call,
@@ -636,8 +793,8 @@ def _next_skipped(core: ScenarioCore, tx: Transaction, call: CallName) -> Transa
 def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.park``: see :meth:`blanket.Scenario.park`."""
-    _require_entered(core, "park")
     groups = _groups(args, "park")
+    _check_groups(core, groups, "park")
     if wait:  # the calls are driven: refused before any is let go
         _refuse_drivers(core, groups)
     parked = {}
@@ -656,8 +813,8 @@ def park(core: ScenarioCore, args: tuple[object, ...], wait: bool
 def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
          ) -> dict[threading.Thread, Transaction]:
     """``scenario.skip``: see :meth:`blanket.Scenario.skip`."""
-    _require_entered(core, "skip")
     groups = _groups(args, "skip", repeats=True)
+    _check_groups(core, groups, "skip")
     _refuse_drivers(core, groups)  # before any call is let go
     last: dict[threading.Thread, Transaction] = {}
     for thread, calls in groups:
@@ -668,6 +825,7 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
         for call in calls[1:]:
             tx = _next_skipped(core, tx, call)
         last[thread] = tx
+        _as_far_as_it_goes(core, tx)
     if wait:
         run_to_end(core, last.values())
     return last
@@ -675,13 +833,63 @@ def skip(core: ScenarioCore, args: tuple[object, ...], wait: bool
 
 def finish(core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
     """``scenario.finish``: see :meth:`blanket.Scenario.finish`."""
-    _require_entered(core, "finish")
-    dispatch = Dispatch(core)
+    check_step(core, "finish", threads=threads)
+    dispatch = _Finishing(core, threads)
     try:
         for thread in threads:
-            dispatch.add(Driver(core, thread).finish())
+            driver = Driver(core, thread)
+            driver._hold = True
+            dispatch.add(driver.finish())
         for driver in dispatch:
             if driver.state != Driver.TERMINATED:
                 driver.finish()
     finally:  # a stall leaves no driver claiming its thread
         dispatch.close()
+
+
+class _Finishing(Dispatch):
+    """The dispatch of ``scenario.finish``: it fails at once, with
+    :class:`DeadlockError`, when its threads are stuck in a wait-for cycle
+    (and within the scenario's bound when they are stuck otherwise)."""
+
+    def __init__(self, core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
+        super().__init__(core)
+        self._threads = threads
+        self._stuck: _Stuck | None = _Stuck(*threads)
+
+    def _wait(self, tokens: list[Signaled]) -> None:
+        core, stuck = self._core, self._stuck
+        if stuck is not None:
+            tokens.append(stuck)
+        with core.lock:
+            try:
+                hit = core.wait_locked([(token, token) for token in tokens], None)
+            except StallError:
+                self._fail_if_deadlocked()
+                raise
+            if stuck is not None and stuck in hit:
+                self._fail_if_deadlocked()
+                # Stuck without a cycle: maybe a thread outside blanket will
+                # act; the bound decides, as for any other wait.
+                self._stuck = None
+
+    def _fail_if_deadlocked(self) -> None:
+        """Raise :class:`DeadlockError` if live threads wait for each other in
+        a cycle, once the cycle's threads and finish's own are abandoned and
+        joined (lock held; let go during the join)."""
+        core = self._core
+        cycle = progress.deadlock(core)
+        if not cycle:
+            return
+        why, report = progress.stuck_report(core), core.report()
+        given_up = cycle + [t for t in self._threads
+                            if t not in cycle and not core.terminated(t)]
+        progress.abandon(core, given_up)
+        core.lock.release()
+        try:
+            core.join(given_up)
+        finally:
+            core.lock.acquire()
+        names = ", ".join(repr(thread.name) for thread in self._threads)
+        raise DeadlockError(f"scenario {core.name!r}: finish({names}) cannot go on; "
+                            f"{why}", report)

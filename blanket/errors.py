@@ -30,6 +30,17 @@ class StallError(TimeoutError):
         self.report = report
 
 
+class DeadlockError(StallError):
+    """A script cannot go on because its threads wait for each other.
+
+    Raised by ``scenario.finish`` as soon as the threads it drives are
+    stuck in a wait-for cycle (each holds what the next one waits for): the
+    message names the cycle, :attr:`report` adds every thread's call and
+    state. The threads are abandoned (see :class:`Abandoned`) and joined
+    before it is raised, so the scenario exits at once.
+    """
+
+
 class SchedulerError(RuntimeError):
     """The scheduler thread made a call only a worker thread may make.
 

@@ -109,7 +109,10 @@ class Failure:
 
     def __str__(self) -> str:
         steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
-        return f"{self.kind}: {self.message}\nschedule:\n{steps}"
+        # A deadlock's report says "deadlock: ..." itself: the kind once.
+        said = self.message.startswith(f"{self.kind}: ")
+        head = self.message if said else f"{self.kind}: {self.message}"
+        return f"{head}\nschedule:\n{steps}"
 
 
 @dataclass

@@ -155,6 +155,9 @@ class Settled(Signaled):
     def signalled(self, core: ScenarioCore) -> bool:
         return settled(core)
 
+    def __repr__(self) -> str:
+        return "every live thread parked or asleep for good"
+
 
 def parked(core: ScenarioCore) -> list[Transaction]:
     """The live threads' parked calls, in thread order."""
@@ -167,12 +170,12 @@ def choices(core: ScenarioCore) -> list[Transaction]:
     return [tx for tx in parked(core) if ways(tx)]
 
 
-def stuck_report(core: ScenarioCore) -> str:
-    """Why the live threads cannot go on, for a scenario where nothing can:
-    the wait-for cycle first ("A holds Lock 1 and waits for Lock 2; B holds
-    Lock 2 and waits for Lock 1"), then every other stuck thread."""
+def _wait_for(core: ScenarioCore) -> tuple[
+        dict[threading.Thread, dict[int, int]],
+        dict[threading.Thread, tuple[str, threading.Thread | None]]]:
+    """What each thread holds, and what each live thread in a call waits
+    for: ``(text, the thread holding it or None)``."""
     held = holdings(core)
-    labels = {id(p): name_of(p) for p in core.primitives}
     owners: dict[int, threading.Thread] = {}
     for thread, counts in held.items():
         for key, count in counts.items():
@@ -193,6 +196,21 @@ def stuck_report(core: ScenarioCore) -> str:
             what = f"waits in {tx.spec.kind}.{tx.spec.name} on {name_of(tx.primitive)}"
             holder = None
         waits[thread] = (what, holder if holder is not thread else None)
+    return held, waits
+
+
+def deadlock(core: ScenarioCore) -> list[threading.Thread]:
+    """The threads of the first wait-for cycle (each waits for what the
+    next one holds), or none; meaningful once nothing can go on."""
+    return _cycle(_wait_for(core)[1])
+
+
+def stuck_report(core: ScenarioCore) -> str:
+    """Why the live threads cannot go on, for a scenario where nothing can:
+    the wait-for cycle first ("A holds Lock 1 and waits for Lock 2; B holds
+    Lock 2 and waits for Lock 1"), then every other stuck thread."""
+    held, waits = _wait_for(core)
+    labels = {id(p): name_of(p) for p in core.primitives}
 
     def says(thread: threading.Thread) -> str:
         owned = [labels[key] for key, count in held.get(thread, {}).items()

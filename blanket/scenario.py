@@ -265,14 +265,20 @@ class Scenario:
         is entered), or a signal token (``Call``, ``Terminated``,
         ``Paused``, ...). With *timeout* ``TimeoutError`` is raised when it
         passes; without, the scenario's :attr:`timeout` bounds the wait and
-        :class:`StallError` carries a report of every thread.
+        :class:`StallError` carries a report of every thread. A wait that
+        could only time out is refused at once: outside the scenario
+        (``RuntimeError``, unless it names the scenario itself), or on a
+        thread, primitive or transaction of another scenario, or a thread
+        nobody started (``ValueError``).
         """
         if not items:
             raise TypeError("scenario.wait needs at least one item to wait for")
         if timeout is not None and (isinstance(timeout, bool)
                                     or not isinstance(timeout, (int, float))):
             raise TypeError(f"timeout is a number of seconds or None, not {timeout!r}")
-        return self._core.wait([(item, to_token(item)) for item in items], timeout)
+        pairs = [(item, to_token(item)) for item in items]
+        driving.check_step(self._core, "scenario.wait", tokens=[t for _, t in pairs])
+        return self._core.wait(pairs, timeout)
 
     # -- the middle level ---------------------------------------------------------
 
@@ -307,8 +313,10 @@ class Scenario:
         Arguments: a thread, then its methods, then the next thread...:
         ``skip(A, lock.acquire, lock.release, B, lock.acquire)``. Every call
         but each thread's last is driven to its end; the last is let go from
-        its scheduler block, and with *wait* driven to its end too (all
-        threads' last calls side by side). Returns each thread's last
+        its scheduler block and goes as far as it can before the next thread's
+        turn (it ends, parks again, or sleeps in the real primitive), so the
+        log follows the script; with *wait* the last calls are then driven
+        to their ends (side by side). Returns each thread's last
         transaction. A method that is not a blanket primitive's
         (``TypeError``) or a thread a :class:`~blanket.Driver` keeps
         (:class:`~blanket.CompetingDriversError`) is refused before any call goes.
@@ -318,8 +326,13 @@ class Scenario:
     def finish(self, *threads: threading.Thread) -> None:
         """Let every call of each thread go until the thread terminates.
 
-        The threads are driven side by side; a thread asleep in a real wait
-        nobody ends stalls the scenario (within its bound).
+        The threads are driven side by side. A call that would sleep for ever
+        if let go now (an acquire of a lock another thread holds, ...) waits
+        at its scheduler block until it can go, so threads that wait for each
+        other in a cycle stay parked: :class:`~blanket.DeadlockError`, naming
+        the cycle, is raised at once, once they are abandoned and joined. A
+        thread asleep in a real wait nobody ends stalls the scenario (within
+        its bound).
         """
         for thread in threads:
             if not isinstance(thread, threading.Thread):

@@ -45,6 +45,8 @@ def _name(item: object) -> str:
     owned = owner_of(item)
     if owned is not None:
         return f"{owned[0]._kind}.{owned[1]}"
+    if isinstance(item, Primitive):
+        return ScenarioCore.label(item)
     return repr(item)
 
 
@@ -276,6 +278,9 @@ class _Active(Signaled):
     def signalled(self, core: ScenarioCore) -> bool:
         return bool(core.chain(self._args[0]))  # type: ignore[arg-type]
 
+    def __repr__(self) -> str:  # as the item was given: no private name
+        return f"thread {_name(self._args[0])} (in a call)"
+
 
 class _Done(Signaled):
     """A transaction item: signals once the transaction has finished."""
@@ -284,6 +289,9 @@ class _Done(Signaled):
 
     def signalled(self, core: ScenarioCore) -> bool:
         return self._args[0].done  # type: ignore[attr-defined, no-any-return]
+
+    def __repr__(self) -> str:
+        return f"{self._args[0]!r} (its end)"
 
 
 class _Inside(Signaled):
@@ -295,6 +303,9 @@ class _Inside(Signaled):
         method = self._args[0]
         return any(_calls(tx, method) for tx in core.active)
 
+    def __repr__(self) -> str:
+        return f"{_name(self._args[0])} (any thread in it)"
+
 
 class _Entered(Signaled):
     """A scenario item: signals while the scenario is entered."""
@@ -303,6 +314,9 @@ class _Entered(Signaled):
 
     def signalled(self, core: ScenarioCore) -> bool:
         return core.regulated
+
+    def __repr__(self) -> str:
+        return f"scenario {self._args[0].name!r} (entered)"  # type: ignore[attr-defined]
 
 
 class Parked(Signaled):

@@ -593,10 +593,12 @@ class Results(unittest.TestCase):
         failure = Failure("deadlock", "deadlock: cycle", (
             Step("A", "Lock.acquire", "Lock 1", "BLOCKED"),
             Step("B", "Lock.acquire", "Lock 2", "BLOCKED")))
-        self.assertEqual(str(failure), "deadlock: deadlock: cycle\nschedule:\n"
+        self.assertEqual(str(failure), "deadlock: cycle\nschedule:\n"  # the kind once
                                        "  1. A: Lock 1 Lock.acquire\n"
                                        "  2. B: Lock 2 Lock.acquire")
         self.assertEqual(failure.source, "")
+        invariant = Failure("invariant", "balance 90", ())
+        self.assertEqual(str(invariant), "invariant: balance 90\nschedule:\n")
 
     def test_exploration_counts_distinct_schedules(self) -> None:
         result = Exploration("random", schedules=[("A", "B"), ("A", "B"), ("B", "A")],

@@ -146,8 +146,8 @@ class TerminatedToken(unittest.TestCase):
         scenario = blanket.Scenario(timeout=BOUND)
         event = scenario.Event()
         A = spawn(scenario, "A", event.is_set)
-        with self.assertRaises(TimeoutError):  # not started before entry
-            scenario.wait(blanket.Terminated(A), timeout=NEVER)
+        with self.assertRaisesRegex(RuntimeError, "needs the scenario .* entered"):
+            scenario.wait(blanket.Terminated(A), timeout=NEVER)  # refused at once
         with scenario:
             tx = arrive(scenario, A)
             self.assertEqual(scenario.wait(blanket.Terminated(A), A), {A})
@@ -207,10 +207,11 @@ class TerminatedToken(unittest.TestCase):
                              {blanket.Terminated(plain)})
         self.assertEqual(watchers_of(plain), [])
 
-    def test_plain_thread_not_yet_started_does_not_signal(self) -> None:
+    def test_plain_thread_not_yet_started_is_refused(self) -> None:
         scenario = blanket.Scenario(timeout=BOUND)
         plain = threading.Thread(target=lambda: None, name="plain thread 3")
-        with scenario, self.assertRaises(TimeoutError):
+        with scenario, self.assertRaisesRegex(ValueError, "'plain thread 3' is not a "
+                                              "thread of .* was never started"):
             scenario.wait(blanket.Terminated(plain), timeout=NEVER)
         self.assertEqual(watchers_of(plain), [])
 
@@ -450,8 +451,8 @@ class ParkedToken(unittest.TestCase):
         lock = scenario.Lock()
         A = spawn(scenario, "A", lock.acquire)
         B = spawn(scenario, "B", lock.acquire)
-        with self.assertRaises(TimeoutError):  # not started: neither parked nor ended
-            scenario.wait(blanket.Parked(A), timeout=NEVER)
+        with self.assertRaisesRegex(RuntimeError, "needs the scenario .* entered"):
+            scenario.wait(blanket.Parked(A), timeout=NEVER)  # not entered: refused
         with scenario:
             a = arrive(scenario, A)
             b = arrive(scenario, B)
@@ -523,7 +524,7 @@ class TokenIdentity(unittest.TestCase):
         self.assertEqual(repr(blanket.Call(lock.acquire, A)), "Call('A', Lock.acquire)")
         self.assertEqual(repr(blanket.Terminated(A)), "Terminated('A')")
         self.assertEqual(repr(blanket.Not(blanket.Terminated(A))), "Not(Terminated('A'))")
-        self.assertEqual(repr(blanket.Use(A, lock)), f"Use('A', {lock!r})")
+        self.assertEqual(repr(blanket.Use(A, lock)), f"Use('A', Lock 1 0X{id(lock):X})")
         self.assertEqual(repr(blanket.Parked(A)), "Parked('A')")
 
     def test_state_token_classes(self) -> None:

@@ -28,33 +28,18 @@ class OppositeTransfers:
 
 
 class TestBuggyTransfers(OppositeTransfers, CookbookTestCase):
-    # A deadlock is a hang: blanket reports it once this bound is hit.
-    stall_timeout = 1.0
-
     def test_the_transfers_deadlock(self):
         x, y, A, B = self.start(buggy)
         with self.scenario:
             self.take_first_locks(A, B)  # A holds x.lock, B holds y.lock
-            with self.assertRaises(blanket.StallError) as stall:
+            with self.assertRaises(blanket.DeadlockError) as deadlock:
                 self.scenario.finish(A, B)
-            self.untangle(A, y)
-        report = stall.exception.report
-        self.assertIn("'A': Lock.acquire WAITING on 'y.lock'", report)
-        self.assertIn("'B': Lock.acquire WAITING on 'x.lock'", report)
-        self.assertIn("holds 'x.lock'", report)
-        self.assertIn("holds 'y.lock'", report)
-
-    def untangle(self, A, y):
-        """Let the deadlocked threads end: take y.lock from B (any thread may
-        release a Lock) until A is done with it, then give it back to B."""
-        raw = self.scenario.raw(y.lock)
-        raw.release()  # A's acquire goes through
-        self.scenario.wait(blanket.Call(A, y.lock.release))
-        release = self.scenario.transaction(A)
-        release.unblock()
-        self.scenario.wait(release)
-        raw.acquire()  # B holds y.lock again, as it believes it does
-        # Leaving the scenario lets both threads finish on their own.
+        self.assertIn("deadlock: A holds x.lock and waits for y.lock; "
+                      "B holds y.lock and waits for x.lock", str(deadlock.exception))
+        report = deadlock.exception.report
+        self.assertIn("'A': Lock.acquire BLOCKED on 'y.lock'", report)
+        self.assertIn("'B': Lock.acquire BLOCKED on 'x.lock'", report)
+        self.assertFalse(A.is_alive() or B.is_alive())  # abandoned and joined
 
 
 class TestFixedTransfers(OppositeTransfers, CookbookTestCase):
