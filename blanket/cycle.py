@@ -88,9 +88,9 @@ class Cycle:
         for thread in waiters:
             tx = expect(core, thread, primitive, "wait", State.BLOCKED)
             hold(core, tx, True)
+            self._held[thread] = tx  # held from here: a failure lets it go
             tx.unblock()
             core.wait([(tx, Reached(tx, State.WAITING))], None)
-            self._held[thread] = tx
         if self._kind == "Barrier":
             tx = expect(core, opener, primitive, "wait", State.BLOCKED)
             hold(core, tx, True)
@@ -122,9 +122,9 @@ class Cycle:
                 self._outer[thread] = tx
                 tx.unblock()
                 tx = expect(core, thread, primitive, "wait", State.BLOCKED)
+            self._held[thread] = tx
             tx.unblock()
             core.wait([(tx, Reached(tx, State.WAITING))], None)
-            self._held[thread] = tx
         tx = expect(core, opener, primitive, ("acquire", "notify", "notify_all"),
                     State.BLOCKED)
         if tx.spec.name == "acquire":
