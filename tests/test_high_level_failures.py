@@ -85,12 +85,12 @@ class DriversReleased(HighLevelTestCase):
         return work
 
     def assertFree(self, *threads: threading.Thread) -> None:
-        """No driver claims any of *threads*, and ``finish`` drives them to
-        their ends."""
+        """No driver claims any of *threads*, and ``finish`` drives each to
+        its end, one after the other, in that order."""
         for thread in threads:
             self.assertNotIn(thread, self.scenario._core.drivers)
-        self.scenario.finish(*threads)
         for thread in threads:
+            self.scenario.finish(thread)
             self.assertEnded(self.scenario, thread)
 
     def test_an_interrupted_assign(self) -> None:
@@ -144,7 +144,11 @@ class DriversReleased(HighLevelTestCase):
             with stalling(self.scenario, self.scenario.raw(condition)), \
                     self.assertRaises(blanket.StallError):
                 self.scenario.api(condition).cycle(A, B)  # A's acquire sleeps
-            self.assertFree(A, B)
+            self.assertNotIn(A, self.scenario._core.drivers)
+            self.scenario.wait(blanket.Parked(A))  # A took the lock, and is at its wait
+            self.scenario.api(condition).cycle(A, B).close()
+            self.assertEnded(self.scenario, B)
+            self.assertEnded(self.scenario, A)
         self.assertEqual(self.out, ["A"])
 
     def test_cycle_whose_waiter_stalls_when_woken(self) -> None:
@@ -179,7 +183,7 @@ class DriversReleased(HighLevelTestCase):
             with stalling(self.scenario, self.scenario.raw(event)._cond), \
                     self.assertRaises(blanket.StallError):
                 self.scenario.api(event).cycle(A, B)  # B's set sleeps
-            self.assertFree(A, B)  # B sets; A, woken, is not held by the cycle
+            self.assertFree(B, A)  # B's set goes on; A, woken, is not held
 
     def test_a_cycle_interrupted_while_a_waiter_goes_into_its_wait(self) -> None:
         event = self.scenario.Event()
@@ -188,7 +192,7 @@ class DriversReleased(HighLevelTestCase):
         with self.scenario:
             with interrupted_wait(self.scenario), self.assertRaises(KeyboardInterrupt):
                 self.scenario.api(event).cycle(A, B)
-            self.assertFree(A, B)
+            self.assertFree(B, A)  # B sets; A, woken, is not held by the cycle
 
     def test_an_interrupted_relay(self) -> None:
         lock = self.scenario.Lock()
@@ -221,8 +225,7 @@ class DriversReleased(HighLevelTestCase):
                     self.assertFree(A)  # A, paused in its acquire, goes on
                     A, B, C = B, C, spawn(self.scenario, "D", self.holder(lock), "D")
             self.assertFree(A, B, C)
-        self.assertEqual(self.out[:2], ["A", "B"])  # then C and D, side by side
-        self.assertEqual(sorted(self.out[2:]), ["C", "D"])
+        self.assertEqual(self.out, ["A", "B", "C", "D"])
 
     def test_a_cycle_block_left_by_an_exception(self) -> None:
         event = self.scenario.Event()
