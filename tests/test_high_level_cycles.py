@@ -365,8 +365,9 @@ class BarrierCycle(HighLevelTestCase):
     def test_naming_the_wrong_number_of_parties_is_a_value_error(self) -> None:
         self.barrier(3)
         A, B, C = spawn_each(self.scenario, "ABC", self.party)
+        D = spawn(self.scenario, "D", lambda: None)
         with self.scenario:
-            for threads in ((), (C,), (C, A), (C, A, B, A)):
+            for threads in ((), (C,), (C, A), (C, A, B, D)):
                 with self.subTest(threads=names(threads)), \
                         self.assertRaisesRegex(ValueError, f"its 3 parties, not {len(threads)}"):
                     self.api.cycle(*threads)
