@@ -233,6 +233,9 @@ class _CycleHelper(PrimitiveAPI):
         """Run one wait / open cycle: every thread but the last waits, the
         last opens (notifies, sets, or arrives last at the barrier); the
         woken threads are held until the returned :class:`Cycle` wakes them.
+        A Condition's opener stays parked at its release of the lock
+        (``unblock(cond.release, opener)`` lets it go) until the first
+        waiter is woken or paused.
         """
         script_threads(self, threads, "cycle", repeats=False)
         if len(threads) < 2:

@@ -1,7 +1,9 @@
 """``api.cycle(...)``: one wait / open cycle of a Condition, Event or Barrier.
 
 The waiters (every thread but the last) are let go into their waits; the last
-thread, the *opener*, notifies, sets, or arrives last at the barrier. The
+thread, the *opener*, notifies, sets, or arrives last at the barrier. (A
+Condition's opener then stays parked at its release of the lock, as in
+blanket 1.0, until the script lets it go or the first waiter is woken.) The
 woken waiters are then held -- at ``PAUSED`` (Event, Barrier) or at the
 scheduler stall (Condition) -- until the cycle wakes them, one at a time, in
 the order the user chooses (by default the order they were named in).
@@ -68,6 +70,10 @@ class Cycle:
         self._held: dict[threading.Thread, Transaction | None] = {}
         # A waiter in wait_for: the wait_for, around the held nested wait.
         self._outer: dict[threading.Thread, Transaction] = {}
+        # A Condition's opener stays parked at its release of the lock, as in
+        # blanket 1.0 (the script may let it go itself); the first waiter
+        # woken or paused lets it go first, as it needs the lock back.
+        self._release: Transaction | None = None
         *waiters, opener = threads
         try:
             if self._kind == "Condition":
@@ -130,8 +136,8 @@ class Cycle:
         if tx.spec.name == "acquire":
             let_go(core, tx)
             tx = expect(core, opener, primitive, ("notify", "notify_all"), State.BLOCKED)
-        let_go(core, tx)
-        self._give_lock_back(opener)
+        let_go(core, tx)  # the opener runs on to its next call, and parks there
+        self._release = self._next_release(opener)
         self._held[opener] = None
         self._await_held(State.STALLED)
 
@@ -141,15 +147,30 @@ class Cycle:
             if tx is not None:
                 self._core.wait([(tx, Reached(tx, state))], None)
 
-    def _give_lock_back(self, thread: threading.Thread) -> None:
-        """If *thread*'s next call releases the condition, let it."""
+    def _next_release(self, thread: threading.Thread) -> Transaction | None:
+        """*thread*'s next call, once it is parked, if that releases the
+        condition; else ``None``."""
         settle(self._core, thread)
         with self._core.lock:
             chain = self._core.chain(thread)
             tx = chain[-1] if chain else None
         if tx is not None and tx.primitive is self._primitive and tx.spec.name == "release":
+            return tx
+        return None
+
+    def _give_lock_back(self, thread: threading.Thread) -> None:
+        """If *thread*'s next call releases the condition, let it."""
+        tx = self._next_release(thread)
+        if tx is not None:
             let_go(self._core, tx)
             settle(self._core, thread)
+
+    def _opener_lets_go(self) -> None:
+        """Let the opener's release go if it is still parked at it: a woken
+        waiter takes the lock back only once the opener has let it go."""
+        tx, self._release = self._release, None
+        if tx is not None and tx.state is State.BLOCKED and tx._parked:
+            let_go(self._core, tx)
 
     # -- waking -------------------------------------------------------------------
 
@@ -189,12 +210,15 @@ class Cycle:
         tx = self._held.pop(thread)
         if tx is not None:
             if self._kind == "Condition":
+                self._opener_lets_go()
                 tx.unstall()
             else:
                 hold(core, tx, False)
             run_to_end(core, [self._outer.pop(thread, tx)])
             if self._kind == "Condition":
                 self._give_lock_back(thread)
+        else:  # the opener: it runs on
+            self._opener_lets_go()
         settle(core, thread)
 
     def pause(self, *threads: threading.Thread) -> Any:
@@ -210,6 +234,7 @@ class Cycle:
             end = self._outer.pop(thread, tx)
             end.pause = True
             if self._kind == "Condition":
+                self._opener_lets_go()
                 tx.unstall()
             else:
                 hold(core, tx, False)
@@ -242,7 +267,9 @@ class Cycle:
     def _let_everyone_go(self) -> None:
         """Something went wrong: leave nothing held, and wait for nothing."""
         core = self._core
-        for tx in self._held.values():
+        # A condition's waiters take the lock back: its opener lets it go.
+        release, self._release = self._release, None
+        for tx in (*self._held.values(), release):
             if tx is not None and not tx.done:
                 if self._kind == "Condition":
                     with core.lock:

@@ -125,8 +125,9 @@ class EventCycle(HighLevelTestCase):
 
 class ConditionCycle(HighLevelTestCase):
     """Condition: waiters (at their ``with cond:`` acquire or already at
-    ``cond.wait``) wait, the opener notifies and gives the lock back; the
-    woken waiters stall, and the wake order decides who re-acquires first."""
+    ``cond.wait``) wait, the opener notifies and stays parked at its release
+    (as in blanket 1.0); the woken waiters stall, the first wake lets the
+    opener's release go, and the wake order decides who re-acquires first."""
 
     def setUp(self) -> None:
         self.scenario = new_scenario()
@@ -166,8 +167,8 @@ class ConditionCycle(HighLevelTestCase):
                 spawn(self.scenario, "P", self.producer, 2)]
 
     def setup_log(self, *waiters: str) -> list[str]:
-        """The log once the cycle is set up: each waiter's acquire, then the
-        producer's acquire, notify_all and release."""
+        """The log once the cycle is set up and a waiter woken: each waiter's
+        acquire, then the producer's acquire, notify_all and release."""
         return ([f"{name}:Condition.acquire" for name in waiters]
                 + ["P:Condition.acquire", "P:Condition.notify_all", "P:Condition.release"])
 
@@ -185,14 +186,28 @@ class ConditionCycle(HighLevelTestCase):
                 self.assertEqual(names(cycle.held), ["B", "A", "P"])
                 for thread in (B, A):
                     self.assertParkedAt(self.scenario, thread, self.cond.wait, State.STALLED)
-                # The producer notified and gave the lock back, and is done.
-                self.assertEnded(self.scenario, P)
-                self.assertFalse(is_held(self.scenario.raw(self.cond)))
+                # The producer notified, and is parked at its release,
+                # holding the lock.
+                self.assertParkedAt(self.scenario, P, self.cond.release)
+                self.assertTrue(is_held(self.scenario.raw(self.cond)))
                 self.assertEqual(self.out, [])
-                self.assertLog(self.scenario, self.setup_log("B", "A"))
+                self.assertLog(self.scenario, self.setup_log("B", "A")[:-1])
             self.assertEqual(self.out, ["B took 1", "A took 2"])
             self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("B", "A"))
+            self.assertEnded(self.scenario, P)
         self.assertAllFinished(threads)
+
+    def test_a_blanket_1_0_script_lets_the_opener_release_itself(self) -> None:
+        A, B, P = self.spawn_all()
+        with self.scenario:
+            with self.api.cycle(B, A, P) as cycle:
+                (release,) = self.api.unblock(self.cond.release, P)
+                self.scenario.wait(release)
+                self.assertEnded(self.scenario, P)
+                self.assertFalse(is_held(self.scenario.raw(self.cond)))
+                self.assertEqual(cycle.wake(A), (A,))  # the release is not let go again
+            self.assertEqual(self.out, ["A took 1", "B took 2"])
+            self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("A", "B"))
 
     def test_the_wake_order_decides_who_reacquires_first(self) -> None:
         A, B, P = self.spawn_all()

@@ -167,6 +167,7 @@ class DriversReleased(HighLevelTestCase):
         C = spawn(self.scenario, "C", notifier)
         with self.scenario:
             with self.scenario.api(condition).cycle(A, B, C) as cycle:
+                self.scenario.api(condition).unblock(condition.release, C)  # C lets go
                 with stalling(self.scenario, self.scenario.raw(condition)), \
                         self.assertRaises(blanket.StallError):
                     cycle.wake(A)  # A's wait takes the lock back: it sleeps
