@@ -233,9 +233,9 @@ class _CycleHelper(PrimitiveAPI):
         """Run one wait / open cycle: every thread but the last waits, the
         last opens (notifies, sets, or arrives last at the barrier); the
         woken threads are held until the returned :class:`Cycle` wakes them.
-        A Condition's opener stays parked at its release of the lock
-        (``unblock(cond.release, opener)`` lets it go) until the first
-        waiter is woken or paused.
+        On a Condition, whoever holds the lock (the opener, then each woken
+        waiter) stays parked at its release (``unblock(cond.release,
+        thread)`` lets it go) until the next waiter is woken or paused.
         """
         script_threads(self, threads, "cycle", repeats=False)
         if len(threads) < 2:

@@ -1,10 +1,11 @@
 """``api.cycle(...)``: one wait / open cycle of a Condition, Event or Barrier.
 
 The waiters (every thread but the last) are let go into their waits; the last
-thread, the *opener*, notifies, sets, or arrives last at the barrier. (A
-Condition's opener then stays parked at its release of the lock, as in
-blanket 1.0, until the script lets it go or the first waiter is woken.) The
-woken waiters are then held -- at ``PAUSED`` (Event, Barrier) or at the
+thread, the *opener*, notifies, sets, or arrives last at the barrier. (On a
+Condition, whoever holds the lock -- the opener once it notified, then each
+woken waiter -- stays parked at its release, as in blanket 1.0, until the
+script lets it go or the next waiter is woken.) The woken waiters are then
+held -- at ``PAUSED`` (Event, Barrier) or at the
 scheduler stall (Condition) -- until the cycle wakes them, one at a time, in
 the order the user chooses (by default the order they were named in).
 Waking a thread lets it run until it next needs the scheduler (its next call
@@ -70,9 +71,10 @@ class Cycle:
         self._held: dict[threading.Thread, Transaction | None] = {}
         # A waiter in wait_for: the wait_for, around the held nested wait.
         self._outer: dict[threading.Thread, Transaction] = {}
-        # A Condition's opener stays parked at its release of the lock, as in
-        # blanket 1.0 (the script may let it go itself); the first waiter
-        # woken or paused lets it go first, as it needs the lock back.
+        # Condition: the release of the lock its holder is parked at -- the
+        # opener's once it notified, then each woken waiter's. As in blanket
+        # 1.0 it stays parked (the script may let it go itself); the next
+        # waiter woken or paused lets it go first, as it needs the lock back.
         self._release: Transaction | None = None
         *waiters, opener = threads
         try:
@@ -158,18 +160,15 @@ class Cycle:
             return tx
         return None
 
-    def _give_lock_back(self, thread: threading.Thread) -> None:
-        """If *thread*'s next call releases the condition, let it."""
-        tx = self._next_release(thread)
-        if tx is not None:
-            let_go(self._core, tx)
-            settle(self._core, thread)
-
-    def _opener_lets_go(self) -> None:
-        """Let the opener's release go if it is still parked at it: a woken
-        waiter takes the lock back only once the opener has let it go."""
-        tx, self._release = self._release, None
-        if tx is not None and tx.state is State.BLOCKED and tx._parked:
+    def _holder_lets_go(self, thread: threading.Thread | None = None) -> None:
+        """Let the lock holder's release go if it is still parked at it (a
+        woken waiter takes the lock back only once it is free); with
+        *thread*, only if that is the holder."""
+        tx = self._release
+        if tx is None or (thread is not None and tx.thread is not thread):
+            return
+        self._release = None
+        if tx.state is State.BLOCKED and tx._parked:
             let_go(self._core, tx)
 
     # -- waking -------------------------------------------------------------------
@@ -210,15 +209,15 @@ class Cycle:
         tx = self._held.pop(thread)
         if tx is not None:
             if self._kind == "Condition":
-                self._opener_lets_go()
+                self._holder_lets_go()
                 tx.unstall()
             else:
                 hold(core, tx, False)
             run_to_end(core, [self._outer.pop(thread, tx)])
             if self._kind == "Condition":
-                self._give_lock_back(thread)
+                self._release = self._next_release(thread)
         else:  # the opener: it runs on
-            self._opener_lets_go()
+            self._holder_lets_go(thread)
         settle(core, thread)
 
     def pause(self, *threads: threading.Thread) -> Any:
@@ -234,7 +233,7 @@ class Cycle:
             end = self._outer.pop(thread, tx)
             end.pause = True
             if self._kind == "Condition":
-                self._opener_lets_go()
+                self._holder_lets_go()
                 tx.unstall()
             else:
                 hold(core, tx, False)

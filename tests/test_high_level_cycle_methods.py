@@ -191,6 +191,8 @@ class Pause(CycleTestCase):
                 self.assertFalse(is_held(raw))
                 self.assertEqual(cycle.held, (B, C))
             self.assertEqual(self.out, ["A", "B"])
+            # B, woken last, is parked at its release (as in blanket 1.0).
+            self.scenario.wait(*self.scenario.api(self.cond).unblock(self.cond.release, B))
             self.assertLog(self.scenario, [
                 "B:Condition.acquire", "A:Condition.acquire", "C:Condition.acquire",
                 "C:Condition.notify_all", "C:Condition.release",

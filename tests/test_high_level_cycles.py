@@ -172,6 +172,12 @@ class ConditionCycle(HighLevelTestCase):
         return ([f"{name}:Condition.acquire" for name in waiters]
                 + ["P:Condition.acquire", "P:Condition.notify_all", "P:Condition.release"])
 
+    def release_last(self, waiter: threading.Thread) -> None:
+        """The last waiter woken is parked at its release, holding the lock
+        (as in blanket 1.0): let that go, as a 1.0 script does."""
+        self.assertParkedAt(self.scenario, waiter, self.cond.release)
+        self.scenario.wait(*self.api.unblock(self.cond.release, waiter))
+
     @staticmethod
     def woken_log(*waiters: str) -> list[str]:
         """The log of each woken waiter: its re-acquire (the nested acquire),
@@ -193,6 +199,7 @@ class ConditionCycle(HighLevelTestCase):
                 self.assertEqual(self.out, [])
                 self.assertLog(self.scenario, self.setup_log("B", "A")[:-1])
             self.assertEqual(self.out, ["B took 1", "A took 2"])
+            self.release_last(A)
             self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("B", "A"))
             self.assertEnded(self.scenario, P)
         self.assertAllFinished(threads)
@@ -207,6 +214,7 @@ class ConditionCycle(HighLevelTestCase):
                 self.assertFalse(is_held(self.scenario.raw(self.cond)))
                 self.assertEqual(cycle.wake(A), (A,))  # the release is not let go again
             self.assertEqual(self.out, ["A took 1", "B took 2"])
+            self.release_last(B)
             self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("A", "B"))
 
     def test_the_wake_order_decides_who_reacquires_first(self) -> None:
@@ -215,9 +223,12 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(B, A, P) as cycle:
                 self.assertEqual(cycle.wake(A), (A,))
                 self.assertEqual(self.out, ["A took 1"])
-                self.assertEnded(self.scenario, A)  # it released the lock too
+                # A holds the lock, parked at its release: waking B lets it go.
+                self.assertParkedAt(self.scenario, A, self.cond.release)
                 self.assertParkedAt(self.scenario, B, self.cond.wait, State.STALLED)
             self.assertEqual(self.out, ["A took 1", "B took 2"])
+            self.assertEnded(self.scenario, A)
+            self.release_last(B)
             self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("A", "B"))
 
     def test_a_waiter_already_at_its_wait(self) -> None:
@@ -229,6 +240,7 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(B, A, P):
                 pass
             self.assertEqual(self.out, ["B took 1", "A took 2"])
+            self.release_last(A)
             self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("B", "A"))
 
     def test_an_opener_already_past_its_acquire_notifies_one(self) -> None:
@@ -244,6 +256,7 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(A, P):
                 self.assertEqual(self.out, [])
             self.assertEqual(self.out, ["A took 1"])
+            self.release_last(A)
             self.assertLog(self.scenario, [
                 "A:Condition.acquire", "P:Condition.acquire", "P:Condition.notify",
                 "P:Condition.release", *self.woken_log("A")])
@@ -266,6 +279,7 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(A, P):
                 self.assertEnded(self.scenario, P)
             self.assertEqual(self.out, ["A took 1"])
+            self.release_last(A)
             self.assertLog(self.scenario, ["A:Condition.acquire", "P:Condition.notify",
                                            *self.woken_log("A")])
 
