@@ -5,6 +5,11 @@ methods go (:meth:`PrimitiveAPI.unblock`, ``unstall``, ``unpause``) and change
 their timeouts (``expire``, ``disregard``, ``revert``). Each waits, within the
 scenario's bound, for every named thread to be parked on that method, and
 raises :class:`~blanket.ThreadOrderingError` when a thread is somewhere else.
+
+The helpers (``assign``, ``relay``, ``allocate``, ``cycle``) refuse at the
+call, before anything is let go, a script that could only stall: outside
+``with scenario:``, a thread of another scenario, the scheduler's own thread,
+a thread named twice in a cycle (``script_threads``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .cycle import Cycle, let_go
-from .driving import expect
+from .driving import _require_entered, expect
 from .primitives import Primitive, owner_of
 from .states import State
 from .transaction import Transaction
@@ -114,13 +119,34 @@ class PrimitiveAPI:
         return f"<blanket {type(self).__name__} for {self._primitive._core.label(self._primitive)}>"
 
 
-def _threads(api: PrimitiveAPI, threads: tuple[object, ...], who: str
-             ) -> tuple[threading.Thread, ...]:
-    for thread in threads:
-        if not isinstance(thread, threading.Thread):
-            raise TypeError(f"{who} takes threads, not {thread!r} ({who} on "
-                            f"{api._label()})")
-    return threads  # type: ignore[return-value]
+def script_threads(api: PrimitiveAPI, threads: tuple[object, ...], who: str, *,
+                   repeats: bool = True) -> tuple[threading.Thread, ...]:
+    """The threads a script step on *api*'s primitive names, refused at once
+    when the step could only stall or fail later: anything but a thread,
+    the scenario not entered, a thread another scenario manages, the
+    scheduler itself (it parks no call), a thread named twice (unless
+    *repeats*)."""
+    core = api._primitive._core
+    where = f"{who} on {api._label()}"
+    checked: list[threading.Thread] = []
+    for each in threads:
+        if not isinstance(each, threading.Thread):
+            raise TypeError(f"{who} takes threads, not {each!r} ({where})")
+        checked.append(each)
+    _require_entered(core, where)
+    seen: set[threading.Thread] = set()
+    for thread in checked:
+        other = getattr(thread, "_blanket_core", core)
+        if other is not core:
+            raise ValueError(f"thread {thread.name!r} belongs to scenario {other.name!r}, "
+                             f"not {core.name!r} ({where})")
+        if thread is core.scheduler:
+            raise ValueError(f"thread {thread.name!r} runs the script of scenario "
+                             f"{core.name!r}: it makes no call to let go ({where})")
+        if thread in seen and not repeats:
+            raise ValueError(f"thread {thread.name!r} is named twice ({where})")
+        seen.add(thread)
+    return tuple(checked)
 
 
 class _LockHelpers(PrimitiveAPI):
@@ -137,7 +163,7 @@ class _LockHelpers(PrimitiveAPI):
         *pause* the acquire stops at ``PAUSED`` after taking the lock.
         """
         core, primitive = self._primitive._core, self._primitive
-        _threads(self, (thread,) if acquirer is None else (thread, acquirer), "assign")
+        script_threads(self, (thread,) if acquirer is None else (thread, acquirer), "assign")
         if acquirer is None:
             if self._held():
                 raise ValueError(f"{core.label(primitive)} is held; name its holder "
@@ -166,7 +192,7 @@ class _LockHelpers(PrimitiveAPI):
         *pause* each acquire stops at ``PAUSED``, and is let go when its
         thread's turn to release comes.
         """
-        _threads(self, (initial, *acquirers), "relay")
+        script_threads(self, (initial, *acquirers), "relay")
         return self._relay(initial, acquirers, pause)
 
     def _relay(self, holder: threading.Thread, acquirers: tuple[threading.Thread, ...],
@@ -207,8 +233,11 @@ class _CycleHelper(PrimitiveAPI):
         """Run one wait / open cycle: every thread but the last waits, the
         last opens (notifies, sets, or arrives last at the barrier); the
         woken threads are held until the returned :class:`Cycle` wakes them.
+        On a Condition, whoever holds the lock (the opener, then each woken
+        waiter) stays parked at its release (``unblock(cond.release,
+        thread)`` lets it go) until the next waiter is woken or paused.
         """
-        _threads(self, threads, "cycle")
+        script_threads(self, threads, "cycle", repeats=False)
         if len(threads) < 2:
             raise ValueError(f"a cycle on {self._label()} needs at least one waiter "
                              "and the opener")
@@ -235,7 +264,7 @@ class SemaphoreAPI(PrimitiveAPI):
         releases). With *pause* each acquire stops at ``PAUSED``, and is let
         go when the thread is named again.
         """
-        _threads(self, threads, "allocate")
+        script_threads(self, threads, "allocate")
         if not threads:
             raise TypeError(f"allocate needs at least one thread (allocate on "
                             f"{self._label()})")
@@ -284,7 +313,7 @@ class BarrierAPI(PrimitiveAPI):
         action runs (before anyone leaves the barrier) to drive the calls
         the action makes.
         """
-        _threads(self, threads, "cycle")
+        script_threads(self, threads, "cycle", repeats=False)
         barrier = self._primitive
         if len(threads) != barrier._real.parties:
             raise ValueError(f"a cycle of {self._primitive._core.label(barrier)} names "

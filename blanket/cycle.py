@@ -1,8 +1,11 @@
 """``api.cycle(...)``: one wait / open cycle of a Condition, Event or Barrier.
 
 The waiters (every thread but the last) are let go into their waits; the last
-thread, the *opener*, notifies, sets, or arrives last at the barrier. The
-woken waiters are then held -- at ``PAUSED`` (Event, Barrier) or at the
+thread, the *opener*, notifies, sets, or arrives last at the barrier. (On a
+Condition, whoever holds the lock -- the opener once it notified, then each
+woken waiter -- stays parked at its release, as in blanket 1.0, until the
+script lets it go or the next waiter is woken.) The woken waiters are then
+held -- at ``PAUSED`` (Event, Barrier) or at the
 scheduler stall (Condition) -- until the cycle wakes them, one at a time, in
 the order the user chooses (by default the order they were named in).
 Waking a thread lets it run until it next needs the scheduler (its next call
@@ -68,6 +71,11 @@ class Cycle:
         self._held: dict[threading.Thread, Transaction | None] = {}
         # A waiter in wait_for: the wait_for, around the held nested wait.
         self._outer: dict[threading.Thread, Transaction] = {}
+        # Condition: the release of the lock its holder is parked at -- the
+        # opener's once it notified, then each woken waiter's. As in blanket
+        # 1.0 it stays parked (the script may let it go itself); the next
+        # waiter woken or paused lets it go first, as it needs the lock back.
+        self._release: Transaction | None = None
         *waiters, opener = threads
         try:
             if self._kind == "Condition":
@@ -88,9 +96,9 @@ class Cycle:
         for thread in waiters:
             tx = expect(core, thread, primitive, "wait", State.BLOCKED)
             hold(core, tx, True)
+            self._held[thread] = tx  # held from here: a failure lets it go
             tx.unblock()
             core.wait([(tx, Reached(tx, State.WAITING))], None)
-            self._held[thread] = tx
         if self._kind == "Barrier":
             tx = expect(core, opener, primitive, "wait", State.BLOCKED)
             hold(core, tx, True)
@@ -122,16 +130,16 @@ class Cycle:
                 self._outer[thread] = tx
                 tx.unblock()
                 tx = expect(core, thread, primitive, "wait", State.BLOCKED)
+            self._held[thread] = tx
             tx.unblock()
             core.wait([(tx, Reached(tx, State.WAITING))], None)
-            self._held[thread] = tx
         tx = expect(core, opener, primitive, ("acquire", "notify", "notify_all"),
                     State.BLOCKED)
         if tx.spec.name == "acquire":
             let_go(core, tx)
             tx = expect(core, opener, primitive, ("notify", "notify_all"), State.BLOCKED)
-        let_go(core, tx)
-        self._give_lock_back(opener)
+        let_go(core, tx)  # the opener runs on to its next call, and parks there
+        self._release = self._next_release(opener)
         self._held[opener] = None
         self._await_held(State.STALLED)
 
@@ -141,15 +149,27 @@ class Cycle:
             if tx is not None:
                 self._core.wait([(tx, Reached(tx, state))], None)
 
-    def _give_lock_back(self, thread: threading.Thread) -> None:
-        """If *thread*'s next call releases the condition, let it."""
+    def _next_release(self, thread: threading.Thread) -> Transaction | None:
+        """*thread*'s next call, once it is parked, if that releases the
+        condition; else ``None``."""
         settle(self._core, thread)
         with self._core.lock:
             chain = self._core.chain(thread)
             tx = chain[-1] if chain else None
         if tx is not None and tx.primitive is self._primitive and tx.spec.name == "release":
+            return tx
+        return None
+
+    def _holder_lets_go(self, thread: threading.Thread | None = None) -> None:
+        """Let the lock holder's release go if it is still parked at it (a
+        woken waiter takes the lock back only once it is free); with
+        *thread*, only if that is the holder."""
+        tx = self._release
+        if tx is None or (thread is not None and tx.thread is not thread):
+            return
+        self._release = None
+        if tx.state is State.BLOCKED and tx._parked:
             let_go(self._core, tx)
-            settle(self._core, thread)
 
     # -- waking -------------------------------------------------------------------
 
@@ -189,12 +209,15 @@ class Cycle:
         tx = self._held.pop(thread)
         if tx is not None:
             if self._kind == "Condition":
+                self._holder_lets_go()
                 tx.unstall()
             else:
                 hold(core, tx, False)
             run_to_end(core, [self._outer.pop(thread, tx)])
             if self._kind == "Condition":
-                self._give_lock_back(thread)
+                self._release = self._next_release(thread)
+        else:  # the opener: it runs on
+            self._holder_lets_go(thread)
         settle(core, thread)
 
     def pause(self, *threads: threading.Thread) -> Any:
@@ -210,6 +233,7 @@ class Cycle:
             end = self._outer.pop(thread, tx)
             end.pause = True
             if self._kind == "Condition":
+                self._holder_lets_go()
                 tx.unstall()
             else:
                 hold(core, tx, False)
@@ -242,7 +266,9 @@ class Cycle:
     def _let_everyone_go(self) -> None:
         """Something went wrong: leave nothing held, and wait for nothing."""
         core = self._core
-        for tx in self._held.values():
+        # A condition's waiters take the lock back: its opener lets it go.
+        release, self._release = self._release, None
+        for tx in (*self._held.values(), release):
             if tx is not None and not tx.done:
                 if self._kind == "Condition":
                     with core.lock:

@@ -695,8 +695,10 @@ def run_to_end(core: ScenarioCore, txs: Iterable[Transaction]) -> None:
         # One call (every skipped call but the last): its driver alone.
         driver = Driver(core, txs[0].thread)
         driver._target = txs[0]
-        driver.finish()()
-        driver.close()
+        try:
+            driver.finish()()
+        finally:  # a stall or an interrupt leaves no driver claiming the thread
+            driver.close()
         return
     dispatch = Dispatch(core)
     try:

@@ -111,14 +111,16 @@ class HeldAndWake(CycleTestCase):
             self.assertLog(self.scenario, ["C:Barrier.wait", "B:Barrier.wait",
                                            "A:Barrier.wait"])
 
-    def test_waking_the_opener_of_a_condition_cycle_does_nothing(self) -> None:
+    def test_waking_the_opener_of_a_condition_cycle_lets_its_release_go(self) -> None:
         A, B, C = self.condition_threads()
         with self.scenario:
             with self.cycle(self.cond, B, A, C) as cycle:
+                self.assertParkedAt(self.scenario, C, self.cond.release)
                 logged = len(self.scenario.log)
                 self.assertEqual(cycle.wake(C), (C,))  # it has notified already
                 self.assertEqual(cycle.held, (B, A))
-                self.assertEqual(len(self.scenario.log), logged)
+                self.assertEqual(len(self.scenario.log), logged + 1)
+                self.assertEnded(self.scenario, C)
                 for thread in (B, A):
                     self.assertParkedAt(self.scenario, thread, self.cond.wait, State.STALLED)
                 self.assertEqual(self.out, [])
@@ -189,6 +191,8 @@ class Pause(CycleTestCase):
                 self.assertFalse(is_held(raw))
                 self.assertEqual(cycle.held, (B, C))
             self.assertEqual(self.out, ["A", "B"])
+            # B, woken last, is parked at its release (as in blanket 1.0).
+            self.scenario.wait(*self.scenario.api(self.cond).unblock(self.cond.release, B))
             self.assertLog(self.scenario, [
                 "B:Condition.acquire", "A:Condition.acquire", "C:Condition.acquire",
                 "C:Condition.notify_all", "C:Condition.release",
@@ -329,7 +333,7 @@ class LeftByAnException(CycleTestCase):
                 self.assertIs(wait.state, State.STALLED)
                 raise KeyError("in the block")
             self.assertEqual(cycle.held, ())
-            self.scenario.wait(wait)  # it re-acquired and its wait ended
+            self.scenario.wait(wait)  # C's release went; A re-acquired, its wait ended
             self.assertParkedAt(self.scenario, A, self.cond.release)
             self.assertEqual(self.out, ["A"])
         self.assertAllFinished(threads)

@@ -125,8 +125,9 @@ class EventCycle(HighLevelTestCase):
 
 class ConditionCycle(HighLevelTestCase):
     """Condition: waiters (at their ``with cond:`` acquire or already at
-    ``cond.wait``) wait, the opener notifies and gives the lock back; the
-    woken waiters stall, and the wake order decides who re-acquires first."""
+    ``cond.wait``) wait, the opener notifies and stays parked at its release
+    (as in blanket 1.0); the woken waiters stall, the first wake lets the
+    opener's release go, and the wake order decides who re-acquires first."""
 
     def setUp(self) -> None:
         self.scenario = new_scenario()
@@ -166,10 +167,16 @@ class ConditionCycle(HighLevelTestCase):
                 spawn(self.scenario, "P", self.producer, 2)]
 
     def setup_log(self, *waiters: str) -> list[str]:
-        """The log once the cycle is set up: each waiter's acquire, then the
-        producer's acquire, notify_all and release."""
+        """The log once the cycle is set up and a waiter woken: each waiter's
+        acquire, then the producer's acquire, notify_all and release."""
         return ([f"{name}:Condition.acquire" for name in waiters]
                 + ["P:Condition.acquire", "P:Condition.notify_all", "P:Condition.release"])
+
+    def release_last(self, waiter: threading.Thread) -> None:
+        """The last waiter woken is parked at its release, holding the lock
+        (as in blanket 1.0): let that go, as a 1.0 script does."""
+        self.assertParkedAt(self.scenario, waiter, self.cond.release)
+        self.scenario.wait(*self.api.unblock(self.cond.release, waiter))
 
     @staticmethod
     def woken_log(*waiters: str) -> list[str]:
@@ -185,14 +192,30 @@ class ConditionCycle(HighLevelTestCase):
                 self.assertEqual(names(cycle.held), ["B", "A", "P"])
                 for thread in (B, A):
                     self.assertParkedAt(self.scenario, thread, self.cond.wait, State.STALLED)
-                # The producer notified and gave the lock back, and is done.
+                # The producer notified, and is parked at its release,
+                # holding the lock.
+                self.assertParkedAt(self.scenario, P, self.cond.release)
+                self.assertTrue(is_held(self.scenario.raw(self.cond)))
+                self.assertEqual(self.out, [])
+                self.assertLog(self.scenario, self.setup_log("B", "A")[:-1])
+            self.assertEqual(self.out, ["B took 1", "A took 2"])
+            self.release_last(A)
+            self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("B", "A"))
+            self.assertEnded(self.scenario, P)
+        self.assertAllFinished(threads)
+
+    def test_a_blanket_1_0_script_lets_the_opener_release_itself(self) -> None:
+        A, B, P = self.spawn_all()
+        with self.scenario:
+            with self.api.cycle(B, A, P) as cycle:
+                (release,) = self.api.unblock(self.cond.release, P)
+                self.scenario.wait(release)
                 self.assertEnded(self.scenario, P)
                 self.assertFalse(is_held(self.scenario.raw(self.cond)))
-                self.assertEqual(self.out, [])
-                self.assertLog(self.scenario, self.setup_log("B", "A"))
-            self.assertEqual(self.out, ["B took 1", "A took 2"])
-            self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("B", "A"))
-        self.assertAllFinished(threads)
+                self.assertEqual(cycle.wake(A), (A,))  # the release is not let go again
+            self.assertEqual(self.out, ["A took 1", "B took 2"])
+            self.release_last(B)
+            self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("A", "B"))
 
     def test_the_wake_order_decides_who_reacquires_first(self) -> None:
         A, B, P = self.spawn_all()
@@ -200,9 +223,12 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(B, A, P) as cycle:
                 self.assertEqual(cycle.wake(A), (A,))
                 self.assertEqual(self.out, ["A took 1"])
-                self.assertEnded(self.scenario, A)  # it released the lock too
+                # A holds the lock, parked at its release: waking B lets it go.
+                self.assertParkedAt(self.scenario, A, self.cond.release)
                 self.assertParkedAt(self.scenario, B, self.cond.wait, State.STALLED)
             self.assertEqual(self.out, ["A took 1", "B took 2"])
+            self.assertEnded(self.scenario, A)
+            self.release_last(B)
             self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("A", "B"))
 
     def test_a_waiter_already_at_its_wait(self) -> None:
@@ -214,6 +240,7 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(B, A, P):
                 pass
             self.assertEqual(self.out, ["B took 1", "A took 2"])
+            self.release_last(A)
             self.assertLog(self.scenario, self.setup_log("B", "A") + self.woken_log("B", "A"))
 
     def test_an_opener_already_past_its_acquire_notifies_one(self) -> None:
@@ -229,6 +256,7 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(A, P):
                 self.assertEqual(self.out, [])
             self.assertEqual(self.out, ["A took 1"])
+            self.release_last(A)
             self.assertLog(self.scenario, [
                 "A:Condition.acquire", "P:Condition.acquire", "P:Condition.notify",
                 "P:Condition.release", *self.woken_log("A")])
@@ -251,6 +279,7 @@ class ConditionCycle(HighLevelTestCase):
             with self.api.cycle(A, P):
                 self.assertEnded(self.scenario, P)
             self.assertEqual(self.out, ["A took 1"])
+            self.release_last(A)
             self.assertLog(self.scenario, ["A:Condition.acquire", "P:Condition.notify",
                                            *self.woken_log("A")])
 
@@ -365,8 +394,9 @@ class BarrierCycle(HighLevelTestCase):
     def test_naming_the_wrong_number_of_parties_is_a_value_error(self) -> None:
         self.barrier(3)
         A, B, C = spawn_each(self.scenario, "ABC", self.party)
+        D = spawn(self.scenario, "D", lambda: None)
         with self.scenario:
-            for threads in ((), (C,), (C, A), (C, A, B, A)):
+            for threads in ((), (C,), (C, A), (C, A, B, D)):
                 with self.subTest(threads=names(threads)), \
                         self.assertRaisesRegex(ValueError, f"its 3 parties, not {len(threads)}"):
                     self.api.cycle(*threads)

@@ -13,8 +13,9 @@ class TestBuggyQueue(CookbookTestCase):
         B = self.worker(queue.put, "job 1")
         with self.scenario:
             # A waits; B puts "job 1" and wakes A, which the cycle holds
-            # before it takes the lock back...
+            # before it takes the lock back; B lets the lock go...
             with self.scenario.api(condition).cycle(A, B):
+                self.scenario.api(condition).unblock(condition.release, B)
                 C = self.worker(queue.get)  # ...while C comes along
                 self.scenario.finish(C)     # and takes "job 1".
             # Leaving the cycle lets A go on.
@@ -30,6 +31,7 @@ class TestFixedQueue(CookbookTestCase):
         B = self.worker(queue.put, "job 1")
         with self.scenario:
             with self.scenario.api(condition).cycle(A, B):
+                self.scenario.api(condition).unblock(condition.release, B)
                 C = self.worker(queue.get)
                 self.scenario.finish(C)
             # A found the queue empty and waits again: the next job is its.
