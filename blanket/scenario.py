@@ -329,14 +329,27 @@ class Scenario:
     # -- entering and exiting ---------------------------------------------------
 
     def __enter__(self) -> Scenario:
-        for thread in self._core.enter():
-            thread.start()
-        return self
+        core = self._core
+        core.refuse_entered()
+        try:
+            core.enter()
+            return self
+        except BaseException:
+            # All or nothing: see ScenarioCore.undo_entry.
+            core.undo_entry()
+            raise
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         core = self._core
-        core.unregulate()
-        stuck = core.join(list(core.managed))
+        try:
+            core.unregulate()
+            stuck = core.join(list(core.managed))
+        except BaseException:
+            # Interrupted while exiting (Ctrl-C pressed twice, say): finish
+            # the exit, so that no thread stays parked, then let it go on.
+            core.unregulate()
+            core.join(list(core.managed))
+            raise
         if stuck:
             with core.lock:
                 report = core.report()
