@@ -15,6 +15,7 @@ from .errors import StallError
 from .inject import Injection
 from .log import Log
 from .primitives import Primitive
+from .seconds import check_seconds
 from .signals import to_token
 from .timeline import format_timeline
 from .transaction import Transaction
@@ -120,15 +121,15 @@ class Scenario:
     @property
     def timeout(self) -> float:
         """The bound, in seconds, on the scheduler's waits and on joining
-        managed threads at exit; hitting it raises :class:`StallError`."""
+        managed threads at exit; hitting it raises :class:`StallError`.
+
+        Finite and more than 0 (at most ``threading.TIMEOUT_MAX``): a
+        ``TypeError`` or ``ValueError`` naming it otherwise."""
         return self._core.timeout
 
     @timeout.setter
     def timeout(self, value: float) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ValueError(f"a scenario's timeout is a positive number of seconds, "
-                             f"not {value!r}")
-        self._core.timeout = value
+        self._core.timeout = check_seconds(value, "a scenario's timeout")
 
     @property
     def record_unregulated(self) -> bool:
@@ -265,13 +266,14 @@ class Scenario:
         is entered), or a signal token (``Call``, ``Terminated``,
         ``Paused``, ...). With *timeout* ``TimeoutError`` is raised when it
         passes; without, the scenario's :attr:`timeout` bounds the wait and
-        :class:`StallError` carries a report of every thread.
+        :class:`StallError` carries a report of every thread. *timeout* is
+        finite, 0 or more (0 only looks) and at most
+        ``threading.TIMEOUT_MAX``: ``TypeError`` or ``ValueError`` otherwise.
         """
         if not items:
             raise TypeError("scenario.wait needs at least one item to wait for")
-        if timeout is not None and (isinstance(timeout, bool)
-                                    or not isinstance(timeout, (int, float))):
-            raise TypeError(f"timeout is a number of seconds or None, not {timeout!r}")
+        if timeout is not None:
+            timeout = check_seconds(timeout, "scenario.wait's timeout", zero=True)
         return self._core.wait([(item, to_token(item)) for item in items], timeout)
 
     # -- the middle level ---------------------------------------------------------
