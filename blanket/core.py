@@ -513,11 +513,21 @@ class ScenarioCore:
         with self.lock:
             if self.scheduler is not threading.current_thread():
                 return  # it did not get as far, or another thread entered
-            started = [thread for thread in self.entering if thread.ident is not None]
+            started = [thread for thread in self.entering if self._launched(thread)]
             self._settle_started(started)
             self.abandoned.update(started)
         self.unregulate()
         self.join(started)
+
+    def _launched(self, thread: threading.Thread) -> bool:
+        """Whether *thread* was started, even by a ``start()`` interrupted
+        before it saw the thread run (then waiting, within the bound, until
+        it does)."""
+        # threading's own bookkeeping: start() puts the thread in _limbo
+        # before launching it, and _started is set once it runs.
+        if thread.ident is None and thread not in threading._limbo:  # type: ignore[attr-defined]
+            return False
+        return thread._started.wait(self.timeout)  # type: ignore[attr-defined,no-any-return]
 
     def _settle_started(self, started: list[threading.Thread]) -> None:
         """Wait (within the bound) until each of *started* is parked at its
