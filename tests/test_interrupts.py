@@ -285,6 +285,25 @@ class EntryTests(unittest.TestCase):
         C.join(10)
         self.assertIn("not entered", repr(scenario))
 
+    def test_start_interrupted_once_the_thread_is_launched(self) -> None:
+        # Thread.start waits for the new thread to run; an interrupt there
+        # (where most land) leaves a running thread that start() never
+        # reported. Before: it could be taken as never started and stay parked.
+        class InterruptedStart(threading.Event):
+            def wait(self, timeout: float | None = None) -> bool:
+                if timeout is None:  # start()'s own wait
+                    raise KeyboardInterrupt
+                return super().wait(timeout)
+
+        self.A._started = InterruptedStart()  # type: ignore[attr-defined]
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                self.fail("not reached")  # pragma: no cover
+        self.A.join(10)
+        self.assertFalse(self.A.is_alive())
+        self.assertEqual(self.ran, [])
+        self.assertIsNone(self.B.ident)
+
     def test_entering_twice_is_refused_and_keeps_the_first_entry(self) -> None:
         with self.scenario:
             with self.assertRaisesRegex(RuntimeError, "already entered"):
