@@ -510,6 +510,7 @@ class ScenarioCore:
         (a thread could not start, an interrupt): the threads it started are
         abandoned at their first call (it raises :class:`Abandoned`) and
         joined, and the scenario is left not entered."""
+        self._give_back_lock()
         with self.lock:
             if self.scheduler is not threading.current_thread():
                 return  # it did not get as far, or another thread entered
@@ -538,30 +539,22 @@ class ScenarioCore:
             try:
                 self.wait_locked([(thread, to_token(thread)), (thread, Terminated(thread))],
                                  None)
-            except StallError:  # pragma: no cover - a thread that never calls
-                pass            # a primitive: the join below bounds it
+            except StallError:  # a thread that makes no call: the join bounds it
+                pass
 
-    def _regulate(self, pending: list[threading.Thread]) -> None:
-        with self.lock:
-            if self.regulated:
-                raise RuntimeError(f"scenario {self.name!r} is already entered")
-            self.scheduler = threading.current_thread()
-            self.regulated = True
-            self.pass_through(False)
-            self.changed()
-            # Started with the lock held: each parks at its first call once
-            # they all are.
-            for thread in pending:
-                thread.start()
+    def _give_back_lock(self) -> None:
+        """Release the lock if the calling thread still holds it, which it
+        does on entering or exiting only if an interrupt kept a ``with``
+        from giving it back (on 3.11 an exception at a ``try`` statement's
+        own line skips the enclosing ``with``'s exit; on 3.13 one in a
+        comprehension inside the block can)."""
+        while self.lock._is_owned():  # type: ignore[attr-defined]
+            self.lock.release()
 
     def unregulate(self) -> None:
         """Close the drivers, stop regulating, and let every parked call go
         (it finishes natively)."""
-        # The scheduler never holds the lock here, unless an interrupt kept it
-        # from giving it back (on 3.11 an exception at a try statement's own
-        # line skips an enclosing with's exit): give it back.
-        while self.lock._is_owned():  # type: ignore[attr-defined]
-            self.lock.release()
+        self._give_back_lock()
         with self.lock:
             try:
                 for driver in list(self.drivers.values()):

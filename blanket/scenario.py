@@ -81,6 +81,12 @@ class Scenario:
     *name* shows in reports; *timeout* bounds every wait of the scheduler and
     the join of managed threads on exit (seconds); *record_unregulated* logs
     calls made outside the scenario too.
+
+    Entering is all or nothing: if a managed thread cannot start (or an
+    interrupt lands meanwhile), the threads already started are abandoned at
+    their first call and joined, and the scenario is left not entered. A
+    ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
+    itself, once the exit has let every parked thread go and joined them.
     """
 
     # The seven primitive classes, bound to this scenario.

@@ -59,6 +59,7 @@ class _InterruptedLock:
     def __init__(self) -> None:
         self._real = threading.RLock()
         self.interrupt = False
+        self.interrupt_release = False
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         if self.interrupt:
@@ -67,6 +68,9 @@ class _InterruptedLock:
         return self._real.acquire(blocking, timeout)
 
     def release(self) -> None:
+        if self.interrupt_release:
+            self.interrupt_release = False
+            raise KeyboardInterrupt
         self._real.release()
 
     def _is_owned(self) -> bool:
@@ -102,6 +106,17 @@ class InterruptedSleepTests(unittest.TestCase):
             parker.sleep(lock, 0.001)
         self.assertTrue(lock._is_owned())
         lock.release()
+
+
+    def test_interrupted_before_giving_the_lock_up_keeps_it(self) -> None:
+        parker, lock = Parker(), _InterruptedLock()
+        lock.acquire()
+        lock.interrupt_release = True
+        with self.assertRaises(KeyboardInterrupt):
+            parker.sleep(lock, 0.001)
+        self.assertTrue(lock._is_owned())
+        lock.release()
+        self.assertFalse(lock._is_owned())
 
 
 class FreeTests(unittest.TestCase):
@@ -303,6 +318,27 @@ class EntryTests(unittest.TestCase):
         self.assertFalse(self.A.is_alive())
         self.assertEqual(self.ran, [])
         self.assertIsNone(self.B.ident)
+
+    def test_interrupt_that_kept_the_lock_while_entering(self) -> None:
+        # Before the scheduler is set nothing is undone, but a lock an
+        # interrupt kept is given back.
+        core = self.scenario._core
+        real_reset = core.reset
+
+        def reset() -> None:
+            real_reset()
+            core.lock.acquire()
+            raise KeyboardInterrupt
+
+        core.reset = reset  # type: ignore[method-assign]
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                self.fail("not reached")  # pragma: no cover
+        core.reset = real_reset  # type: ignore[method-assign]
+        self.assertFalse(core.lock._is_owned())  # type: ignore[attr-defined]
+        with self.scenario:
+            list(self.scenario.api(self.lock).relay(self.B, self.A))
+        self.assertEqual(self.ran, ["B", "A"])
 
     def test_entering_twice_is_refused_and_keeps_the_first_entry(self) -> None:
         with self.scenario:
