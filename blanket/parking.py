@@ -26,10 +26,10 @@ class Mutex(Protocol):
     """What a parker needs of the scenario's lock (an ``RLock``; a plain
     ``Lock`` does too, but for a sleep that is interrupted)."""
 
-    def acquire(self, blocking: bool = ..., timeout: float = ...) -> bool:
+    def acquire(self) -> object:
         """Take the lock."""
 
-    def release(self) -> None:
+    def release(self) -> object:
         """Give the lock up."""
 
 
