@@ -520,15 +520,15 @@ class ScenarioCore:
         self.unregulate()
         self.join(started)
 
-    def _launched(self, thread: threading.Thread) -> bool:
+    @staticmethod
+    def _launched(thread: threading.Thread) -> bool:
         """Whether *thread* was started, even by a ``start()`` interrupted
-        before it saw the thread run (then waiting, within the bound, until
-        it does)."""
+        before it saw the thread run (it is then waited for like the rest,
+        see :meth:`_settle_started`)."""
         # threading's own bookkeeping: start() puts the thread in _limbo
-        # before launching it, and _started is set once it runs.
-        if thread.ident is None and thread not in threading._limbo:  # type: ignore[attr-defined]
-            return False
-        return thread._started.wait(self.timeout)  # type: ignore[attr-defined,no-any-return]
+        # before launching it. (Not its _started event: an interrupt in
+        # start()'s wait on it can leave that event's lock held for good.)
+        return thread.ident is not None or thread in threading._limbo  # type: ignore[attr-defined]
 
     def _settle_started(self, started: list[threading.Thread]) -> None:
         """Wait (within the bound) until each of *started* is parked at its
