@@ -581,7 +581,10 @@ class ScenarioCore:
         deadline = time.monotonic() + self.timeout
         stuck = []
         for thread in threads:
-            if thread.ident is None:
+            # Not started -- or launched by a start() an interrupt cut short
+            # in a way that keeps it from ever running (its _started event's
+            # lock left held): join() would raise RuntimeError.
+            if not thread._started.is_set():  # type: ignore[attr-defined]
                 continue
             thread.join(max(0.0, deadline - time.monotonic()))
             if thread.is_alive():
