@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .cycle import Cycle, let_go
-from .driving import _require_entered, expect
+from .driving import check_step, expect
 from .primitives import Primitive, owner_of
 from .states import State
 from .transaction import Transaction
@@ -133,16 +133,9 @@ def script_threads(api: PrimitiveAPI, threads: tuple[object, ...], who: str, *,
         if not isinstance(each, threading.Thread):
             raise TypeError(f"{who} takes threads, not {each!r} ({where})")
         checked.append(each)
-    _require_entered(core, where)
+    check_step(core, where, threads=checked)
     seen: set[threading.Thread] = set()
     for thread in checked:
-        other = getattr(thread, "_blanket_core", core)
-        if other is not core:
-            raise ValueError(f"thread {thread.name!r} belongs to scenario {other.name!r}, "
-                             f"not {core.name!r} ({where})")
-        if thread is core.scheduler:
-            raise ValueError(f"thread {thread.name!r} runs the script of scenario "
-                             f"{core.name!r}: it makes no call to let go ({where})")
         if thread in seen and not repeats:
             raise ValueError(f"thread {thread.name!r} is named twice ({where})")
         seen.add(thread)

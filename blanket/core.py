@@ -71,8 +71,10 @@ class ScenarioCore:
     """
 
     def __init__(self, name: str) -> None:
-        #: The one lock over everything below.
-        self.lock = threading.Lock()
+        #: The one lock over everything below. (An RLock only so that a sleep
+        #: interrupted by a KeyboardInterrupt can tell whether it holds it
+        #: again; it is never taken twice. See blanket.parking.)
+        self.lock = threading.RLock()
         #: The scenario's name, for reports.
         self.name = name
         #: Whether the scenario is entered: calls on primitives are transactions.
@@ -116,6 +118,8 @@ class ScenarioCore:
         # Whether the wait being evaluated asked about a thread blanket did
         # not start (see terminated()): it must look again before long.
         self._polled = False
+        #: The managed threads the latest entry started (see undo_entry).
+        self.entering: list[threading.Thread] = []
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -441,8 +445,10 @@ class ScenarioCore:
                     # once; the rest sleep on a parker kept for reuse.
                     bound = self.timeout if timeout is None else timeout
                     deadline = time.monotonic() + bound
-                    parker = self._spare.pop() if self._spare else Parker()
-                    self._watchers.append(parker)
+                    # (Set only once it is a watcher, for the finally.)
+                    watcher = self._spare.pop() if self._spare else Parker()
+                    self._watchers.append(watcher)
+                    parker = watcher
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     waited = ", ".join(repr(token) for _, token in pairs)
@@ -481,33 +487,95 @@ class ScenarioCore:
 
     # -- entering and exiting -------------------------------------------------
 
-    def enter(self) -> list[threading.Thread]:
-        """Become regulated with the calling thread as scheduler; return the
-        managed threads still to start."""
+    def refuse_entered(self) -> None:
+        """``RuntimeError`` if the scenario is entered."""
         with self.lock:
             if self.regulated:
                 raise RuntimeError(f"scenario {self.name!r} is already entered")
+
+    def enter(self) -> None:
+        """Become regulated with the calling thread as scheduler, and start
+        the managed threads not started yet. If this fails part way, the
+        caller undoes it with :meth:`undo_entry`."""
+        with self.lock:
+            self.refuse_entered()
             self.reset()
+            self.entering = [thread for thread in self.managed if thread.ident is None]
             self.scheduler = threading.current_thread()
             self.regulated = True
             self.pass_through(False)
             self.changed()
-            return [thread for thread in self.managed if thread.ident is None]
+        for thread in self.entering:
+            thread.start()
+
+    def undo_entry(self) -> None:
+        """Undo an :meth:`enter` of the calling thread that failed part way
+        (a thread could not start, an interrupt): the threads it started are
+        abandoned at their first call (it raises :class:`Abandoned`) and
+        joined, and the scenario is left not entered."""
+        self._give_back_lock()
+        with self.lock:
+            if self.scheduler is not threading.current_thread():
+                return  # it did not get as far, or another thread entered
+            started = [thread for thread in self.entering if self._launched(thread)]
+            self._settle_started(started)
+            self.abandoned.update(started)
+        self.unregulate()
+        self.join(started)
+
+    @staticmethod
+    def _launched(thread: threading.Thread) -> bool:
+        """Whether *thread* was started, even by a ``start()`` interrupted
+        before it saw the thread run (it is then waited for like the rest,
+        see :meth:`_settle_started`)."""
+        # threading's own bookkeeping: start() puts the thread in _limbo
+        # before launching it. (Not its _started event: an interrupt in
+        # start()'s wait on it can leave that event's lock held for good.)
+        return thread.ident is not None or thread in threading._limbo  # type: ignore[attr-defined]
+
+    def _settle_started(self, started: list[threading.Thread]) -> None:
+        """Wait (within the bound) until each of *started* is parked at its
+        first call or has ended (lock held), so that, abandoned, it stops
+        there instead of going on unregulated."""
+        from .signals import Terminated, to_token
+        for thread in started:
+            try:
+                self.wait_locked([(thread, to_token(thread)), (thread, Terminated(thread))],
+                                 None)
+            except StallError:  # a thread that makes no call: the join bounds it
+                pass
+
+    def _give_back_lock(self) -> None:
+        """Release the lock if the calling thread still holds it, which it
+        does on entering or exiting only if an interrupt kept a ``with``
+        from giving it back (on 3.11 an exception at a ``try`` statement's
+        own line skips the enclosing ``with``'s exit; on 3.13 one in a
+        comprehension inside the block can)."""
+        while self.lock._is_owned():  # type: ignore[attr-defined]
+            self.lock.release()
 
     def unregulate(self) -> None:
         """Close the drivers, stop regulating, and let every parked call go
         (it finishes natively)."""
+        self._give_back_lock()
         with self.lock:
-            for driver in list(self.drivers.values()):
-                driver._settle(driver.ACTIVE)
-            self.drivers.clear()
-            self.regulated = False
-            self.pass_through(not self.recording)
-            self.scheduler = None
-            for tx in self.active:
-                if tx._parked:
-                    self.release_park(tx)
-            self.changed()
+            try:
+                for driver in list(self.drivers.values()):
+                    driver._settle(driver.ACTIVE)
+            finally:
+                self.drivers.clear()
+                self.regulated = False
+                self.pass_through(not self.recording)
+                self.scheduler = None
+                for tx in self.active:
+                    tx._parked = False
+                # Every parked thread goes, even one whose wake an interrupted
+                # scheduler took on and never gave (see Parker.free); the
+                # wakes still held back are given by free() already.
+                self._deferred.clear()
+                for record in self.records.values():
+                    record.parker.free()
+                self.changed()
 
     def join(self, threads: Iterable[threading.Thread]) -> list[threading.Thread]:
         """Join the started *threads* within the default bound; return those
@@ -516,7 +584,10 @@ class ScenarioCore:
         deadline = time.monotonic() + self.timeout
         stuck = []
         for thread in threads:
-            if thread.ident is None:
+            # Not started -- or launched by a start() an interrupt cut short
+            # in a way that keeps it from ever running (its _started event's
+            # lock left held): join() would raise RuntimeError.
+            if not thread._started.is_set():  # type: ignore[attr-defined]
                 continue
             thread.join(max(0.0, deadline - time.monotonic()))
             if thread.is_alive():

@@ -571,7 +571,7 @@ def check_step(core: ScenarioCore, who: str, *, threads: Iterable[threading.Thre
                            "only wait out the timeout")
     for thread in threads:
         _check_thread(core, who, thread)
-    owners = [(core.label(p), type(p)._core) for p in primitives]  # type: ignore[attr-defined]
+    owners = [(core.label(p), p._core) for p in primitives]  # type: ignore[attr-defined]
     owners += [(f"scenario {other.name!r}", other) for other in scenarios]
     for what, owner in owners:
         if owner is not core:

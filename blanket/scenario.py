@@ -15,6 +15,7 @@ from .errors import StallError
 from .inject import Injection
 from .log import Log
 from .primitives import Primitive
+from .seconds import check_seconds
 from .signals import to_token
 from .timeline import format_timeline
 from .transaction import Transaction
@@ -80,6 +81,12 @@ class Scenario:
     *name* shows in reports; *timeout* bounds every wait of the scheduler and
     the join of managed threads on exit (seconds); *record_unregulated* logs
     calls made outside the scenario too.
+
+    Entering is all or nothing: if a managed thread cannot start (or an
+    interrupt lands meanwhile), the threads already started are abandoned at
+    their first call and joined, and the scenario is left not entered. A
+    ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
+    itself, once the exit has let every parked thread go and joined them.
     """
 
     # The seven primitive kinds, bound to this scenario (see primitives.Kind).
@@ -118,15 +125,15 @@ class Scenario:
     @property
     def timeout(self) -> float:
         """The bound, in seconds, on the scheduler's waits and on joining
-        managed threads at exit; hitting it raises :class:`StallError`."""
+        managed threads at exit; hitting it raises :class:`StallError`.
+
+        Finite and more than 0 (at most ``threading.TIMEOUT_MAX``): a
+        ``TypeError`` or ``ValueError`` naming it otherwise."""
         return self._core.timeout
 
     @timeout.setter
     def timeout(self, value: float) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ValueError(f"a scenario's timeout is a positive number of seconds, "
-                             f"not {value!r}")
-        self._core.timeout = value
+        self._core.timeout = check_seconds(value, "a scenario's timeout")
 
     @property
     def record_unregulated(self) -> bool:
@@ -265,17 +272,18 @@ class Scenario:
         is entered), or a signal token (``Call``, ``Terminated``,
         ``Paused``, ...). With *timeout* ``TimeoutError`` is raised when it
         passes; without, the scenario's :attr:`timeout` bounds the wait and
-        :class:`StallError` carries a report of every thread. A wait that
-        could only time out is refused at once: outside the scenario
-        (``RuntimeError``, unless it names the scenario itself), or on a
-        thread, primitive or transaction of another scenario, or a thread
-        nobody started (``ValueError``).
+        :class:`StallError` carries a report of every thread. *timeout* is
+        finite, 0 or more (0 only looks) and at most
+        ``threading.TIMEOUT_MAX``: ``TypeError`` or ``ValueError`` otherwise.
+        A wait that could only time out is refused at once: outside the
+        scenario (``RuntimeError``, unless it names the scenario itself), or
+        on a thread, primitive or transaction of another scenario, or a
+        thread nobody started (``ValueError``).
         """
         if not items:
             raise TypeError("scenario.wait needs at least one item to wait for")
-        if timeout is not None and (isinstance(timeout, bool)
-                                    or not isinstance(timeout, (int, float))):
-            raise TypeError(f"timeout is a number of seconds or None, not {timeout!r}")
+        if timeout is not None:
+            timeout = check_seconds(timeout, "scenario.wait's timeout", zero=True)
         pairs = [(item, to_token(item)) for item in items]
         driving.check_step(self._core, "scenario.wait", tokens=[t for _, t in pairs])
         return self._core.wait(pairs, timeout)
@@ -342,14 +350,27 @@ class Scenario:
     # -- entering and exiting ---------------------------------------------------
 
     def __enter__(self) -> Scenario:
-        for thread in self._core.enter():
-            thread.start()
-        return self
+        core = self._core
+        core.refuse_entered()
+        try:
+            core.enter()
+            return self
+        except BaseException:
+            # All or nothing: see ScenarioCore.undo_entry.
+            core.undo_entry()
+            raise
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         core = self._core
-        core.unregulate()
-        stuck = core.join(list(core.managed))
+        try:
+            core.unregulate()
+            stuck = core.join(list(core.managed))
+        except BaseException:
+            # Interrupted while exiting (Ctrl-C pressed twice, say): finish
+            # the exit, so that no thread stays parked, then let it go on.
+            core.unregulate()
+            core.join(list(core.managed))
+            raise
         if stuck:
             with core.lock:
                 report = core.report()

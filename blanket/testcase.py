@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import progress
 from .scenario import Scenario
+from .seconds import check_seconds
 from .states import State
 from .timeline import format_timeline
 from .transaction import Transaction
@@ -51,8 +52,8 @@ class ScenarioTestCase(unittest.TestCase):
     def scenario(self) -> Scenario:
         """This test's scenario, made on first use, cleaned up after the test."""
         if self._blanket_scenario is None:
-            self._blanket_scenario = Scenario(self._testMethodName,
-                                              timeout=self.stall_timeout)
+            bound = check_seconds(self.stall_timeout, f"{type(self).__name__}.stall_timeout")
+            self._blanket_scenario = Scenario(self._testMethodName, timeout=bound)
             self._blanket_names = thread_names()
             self.addCleanup(self._clean_up_scenario)
         return self._blanket_scenario

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import threading
 import unittest
 
@@ -27,9 +28,46 @@ class Settings(unittest.TestCase):
     def test_timeout_must_be_a_positive_number(self) -> None:
         scenario = blanket.Scenario(timeout=2)
         self.assertEqual(scenario.timeout, 2)
-        for bad in (0, -1, "1", True, None):
-            with self.subTest(bad=bad), unchecked(), self.assertRaises(ValueError):
+        for bad in (0, -1, math.inf, math.nan, 1e10, -math.inf):
+            with self.subTest(bad=bad), self.assertRaisesRegex(
+                    ValueError, f"a scenario's timeout is a finite number .* not {bad!r}"):
+                scenario.timeout = bad
+        for bad in ("1", True, None):
+            with self.subTest(bad=bad), unchecked(), \
+                    self.assertRaisesRegex(TypeError, "a scenario's timeout"):
                 scenario.timeout = bad  # type: ignore[assignment]
+        # At the call, not at exit (before: an OverflowError when exiting).
+        with self.assertRaisesRegex(ValueError, "timeout"):
+            blanket.Scenario(timeout=math.inf)
+        self.assertEqual(blanket.Scenario(timeout=threading.TIMEOUT_MAX).timeout,
+                         threading.TIMEOUT_MAX)
+
+    def test_wait_timeout_is_checked_at_the_call(self) -> None:
+        # Before: inf and 1e10 failed inside the wait with an OverflowError,
+        # and a NaN with a message that did not name the argument.
+        scenario = blanket.Scenario(timeout=5)
+        lock = scenario.Lock()
+        worker = scenario.thread(lock.acquire)
+        with scenario:
+            for bad in (math.inf, math.nan, 1e10, -1):
+                with self.subTest(bad=bad), self.assertRaisesRegex(
+                        ValueError, "scenario.wait's timeout is a finite number"):
+                    scenario.wait(blanket.Terminated(worker), timeout=bad)
+            for timeout in (0, 0.001):
+                with self.subTest(timeout=timeout), self.assertRaises(TimeoutError):
+                    scenario.wait(blanket.Terminated(worker), timeout=timeout)
+            scenario.finish(worker)
+
+    def test_stall_timeout_of_a_test_case_is_checked(self) -> None:
+        class Unbounded(blanket.ScenarioTestCase):
+            stall_timeout = math.inf
+
+            def test_nothing(self) -> None:
+                pass  # pragma: no cover - only its scenario is made
+
+        case = Unbounded("test_nothing")
+        with self.assertRaisesRegex(ValueError, r"Unbounded\.stall_timeout is a finite"):
+            case.scenario  # noqa: B018 - the property makes the scenario
 
     def test_record_unregulated_flag(self) -> None:
         scenario = blanket.Scenario()

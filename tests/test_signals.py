@@ -176,27 +176,6 @@ class TerminatedToken(unittest.TestCase):
         self.assertFalse(plain.is_alive())
         self.assertEqual(watchers_of(plain), [])
 
-    def test_waits_on_the_main_thread_leave_no_thread_behind(self) -> None:
-        # The main thread never ends: a watcher joining it would live forever.
-        main = threading.main_thread()
-        threads = threading.active_count()
-        for _ in range(3):
-            scenario = blanket.Scenario(timeout=BOUND)
-            with scenario, self.assertRaises(TimeoutError):
-                scenario.wait(blanket.Terminated(main), timeout=NEVER)
-        self.assertEqual(threading.active_count(), threads)
-
-    def test_plain_thread_started_after_the_wait_began_is_seen_to_end(self) -> None:
-        scenario = blanket.Scenario(timeout=BOUND)
-        plain = threading.Thread(target=lambda: None, name="plain thread 4")
-        with scenario:
-            with self.assertRaises(TimeoutError):
-                scenario.wait(blanket.Terminated(plain), timeout=NEVER)
-            plain.start()
-            self.assertEqual(scenario.wait(blanket.Terminated(plain)),
-                             {blanket.Terminated(plain)})
-        plain.join(BOUND)
-
     def test_plain_thread_that_already_ended_signals_at_once(self) -> None:
         scenario = blanket.Scenario(timeout=BOUND)
         plain = threading.Thread(target=lambda: None, name="plain thread 2")

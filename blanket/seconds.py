@@ -1,0 +1,31 @@
+"""The one check of every bound in seconds a user gives blanket: a
+scenario's ``timeout``, ``scenario.wait(timeout=...)``, a test case's
+``stall_timeout`` and exploration's ``timeout``.
+
+A bound must be finite: blanket promises that a test never hangs, so there is
+no "wait for ever" (infinity is refused, as is a NaN, which compares false
+with everything and would make a wait end at once or never). It must also
+fit what the standard library can sleep for (``threading.TIMEOUT_MAX``):
+a larger one would fail only later, with an ``OverflowError``, inside a wait.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+def check_seconds(value: object, name: str, *, zero: bool = False) -> float:
+    """*value* as a number of seconds, or the error that names *name*.
+
+    ``TypeError`` if it is not an ``int`` or ``float`` (``bool`` excluded);
+    ``ValueError`` if it is not finite, above ``threading.TIMEOUT_MAX``, or
+    not above zero (zero itself allowed with *zero*: a wait that only looks).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} is a number of seconds, not {value!r}")
+    low = "0 or more" if zero else "more than 0"
+    if not ((0 <= value if zero else 0 < value) and value <= threading.TIMEOUT_MAX):
+        raise ValueError(f"{name} is a finite number of seconds, {low} and at most "
+                         f"threading.TIMEOUT_MAX ({threading.TIMEOUT_MAX:.0f}), "
+                         f"not {value!r}")
+    return float(value)

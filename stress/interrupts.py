@@ -1,0 +1,366 @@
+"""Interrupt the scheduler at random points and check that nothing is lost.
+
+``python -m stress.interrupts [--runs N] [--mode trace|signal] [--seed S]``
+
+Each run builds a small scenario, picks one of a few scripts (relay, skip,
+a Driver, finish, a condition cycle, low-level waits) and raises one
+``KeyboardInterrupt`` in the scheduler (the main thread) while the script
+runs:
+
+- ``trace`` (the default): a trace function counts the lines of blanket's
+  own code the main thread runs and raises at a line chosen at random among
+  those a run of that script goes through (calibrated by an uninterrupted
+  run first), leaving out the few line events no real interrupt can land on
+  (see ``_unreachable``);
+- ``signal``: a ``SIGALRM`` timer, set to a random moment within the
+  script's usual duration, whose handler raises, as Ctrl-C does.
+
+A run passes when the exception that leaves ``with scenario:`` is the
+``KeyboardInterrupt`` itself, it arrives within one second of being raised,
+no thread but the main thread is left alive, and the scenario's lock is
+free. A run the interrupt missed (the script ended first) is counted apart.
+Not part of ``make test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dis
+import faulthandler
+import functools
+import linecache
+import os
+import random
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from types import CodeType, FrameType
+from typing import Any
+
+import blanket
+
+#: How long the interrupt may take to reach the caller.
+PROMPT = 1.0
+
+_BLANKET_DIR = os.path.dirname(blanket.__file__)
+
+
+def _locked_workers(scenario: blanket.Scenario, count: int = 3
+                    ) -> tuple[Any, list[threading.Thread]]:
+    lock = scenario.Lock()
+
+    def worker() -> None:
+        with lock:
+            pass
+        with lock:
+            pass
+
+    threads = [scenario.thread(worker) for _ in range(count)]
+    for thread, name in zip(threads, "ABC", strict=False):
+        thread.name = name
+    return lock, threads
+
+
+def relay(scenario: blanket.Scenario) -> None:
+    lock, (A, B, C) = _locked_workers(scenario)
+    with scenario:
+        list(scenario.api(lock).relay(B, A, C))
+        list(scenario.api(lock).relay(C, A, B))
+
+
+def skip(scenario: blanket.Scenario) -> None:
+    lock, (A, B, C) = _locked_workers(scenario)
+    with scenario:
+        for thread in (B, A, C):
+            scenario.skip(thread, lock.acquire, lock.release, lock.acquire, lock.release,
+                          wait=True)
+
+
+def driver(scenario: blanket.Scenario) -> None:
+    _, (A, B, C) = _locked_workers(scenario)
+    with scenario:
+        for thread in (C, B, A):
+            d = scenario.Driver(thread)
+            d()
+            d.skip()
+            d()
+            d.finish()
+            d()
+
+
+def finish(scenario: blanket.Scenario) -> None:
+    _, threads = _locked_workers(scenario)
+    with scenario:
+        scenario.finish(*threads)
+
+
+def low_level(scenario: blanket.Scenario) -> None:
+    _, threads = _locked_workers(scenario, 2)
+    with scenario:
+        for thread in threads:
+            for _ in range(4):
+                scenario.wait(thread, timeout=5)
+                tx = scenario.transaction(thread)
+                assert tx is not None
+                tx.unblock()
+                scenario.wait(tx, timeout=5)
+
+
+def condition(scenario: blanket.Scenario) -> None:
+    cond = scenario.Condition()
+    items: list[int] = []
+
+    def consumer() -> None:
+        with cond:
+            while not items:
+                cond.wait()
+            items.pop()
+
+    def producer() -> None:
+        with cond:
+            items.extend([1, 2])
+            cond.notify_all()
+
+    A = scenario.thread(consumer)
+    B = scenario.thread(consumer)
+    P = scenario.thread(producer)
+    with scenario:
+        with scenario.api(cond).cycle(B, A, P):
+            pass
+
+
+SCRIPTS: dict[str, Callable[[blanket.Scenario], None]] = {
+    "relay": relay, "skip": skip, "driver": driver, "finish": finish,
+    "low_level": low_level, "condition": condition,
+}
+
+
+def _unreachable(frame: FrameType) -> bool:
+    """Whether *frame* is at a line event no real interrupt can land on.
+
+    The interpreter runs a signal handler at a function's start, at a loop's
+    jump back and after a call, never at a ``try`` statement's own line (a
+    ``NOP``) nor between a ``with`` block's end and the call of its
+    ``__exit__``. An exception a trace function raises there does what no
+    Ctrl-C can: on 3.11 the ``NOP`` is outside every handler, so the
+    enclosing ``with lock:`` never gives the lock back.
+    """
+    nops, with_starts = _landmarks(frame.f_code)
+    if frame.f_lasti in nops:
+        return True
+    start = with_starts.get(frame.f_lineno)
+    # Past the statement's BEFORE_WITH: the block is done, __exit__ is next.
+    return start is not None and start < frame.f_lasti
+
+
+@functools.cache
+def _landmarks(code: CodeType) -> tuple[frozenset[int], dict[int, int]]:
+    """The offsets of *code*'s NOPs, and each ``with`` line's BEFORE_WITH offset."""
+    nops = set()
+    with_starts: dict[int, int] = {}
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "NOP":
+            nops.add(instruction.offset)
+        elif instruction.opname == "BEFORE_WITH" and instruction.positions is not None \
+                and instruction.positions.lineno is not None:
+            line = linecache.getline(code.co_filename, instruction.positions.lineno)
+            if line.strip().startswith("with "):
+                with_starts[instruction.positions.lineno] = instruction.offset
+    return frozenset(nops), with_starts
+
+
+class _Injector:
+    """A trace function for the main thread that raises at the *target*-th
+    line of blanket's code it sees (never with *target* 0: it only counts)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.lines = 0
+        self.raised_at: float | None = None
+        self.where = ""
+
+    def global_trace(self, frame: FrameType, event: str, arg: object) -> Any:
+        if frame.f_code.co_filename.startswith(_BLANKET_DIR):
+            return self.local_trace
+        return None
+
+    def local_trace(self, frame: FrameType, event: str, arg: object) -> Any:
+        if event == "line" and self.raised_at is None and not _unreachable(frame):
+            self.lines += 1
+            if self.lines == self.target:
+                self.raised_at = time.monotonic()
+                self.where = (f"{os.path.basename(frame.f_code.co_filename)}:"
+                              f"{frame.f_lineno} ({frame.f_code.co_name})")
+                raise KeyboardInterrupt
+        return self.local_trace
+
+
+class Outcome:
+    """What one run saw."""
+
+    def __init__(self, script: str) -> None:
+        self.script = script
+        self.interrupted = False
+        self.problem: str | None = None
+        self.where = ""
+        self.delay = 0.0
+        self.before: set[threading.Thread] = set(threading.enumerate())
+
+
+def _free(lock: Any) -> bool:
+    """Whether *lock* (the scenario's RLock) is free, tried from another thread."""
+    got: list[bool] = []
+
+    def attempt() -> None:
+        got.append(lock.acquire(False))
+        if got[0]:
+            lock.release()
+
+    helper = threading.Thread(target=attempt)
+    helper.start()
+    helper.join()
+    return got[0]
+
+
+def _check_after(scenario: blanket.Scenario, outcome: Outcome) -> None:
+    left = [t for t in threading.enumerate() if t not in outcome.before]
+    if left:
+        outcome.problem = f"threads left alive: {[t.name for t in left]}"
+    elif not _free(scenario._core.lock):
+        outcome.problem = "the scenario's lock is left held"
+
+
+def run_traced(script: str, target: int) -> Outcome:
+    """One run of *script* interrupted at the *target*-th blanket line."""
+    outcome = Outcome(script)
+    outcome.where = f"line {target}"
+    scenario = blanket.Scenario(script, timeout=5)
+    injector = _Injector(target)
+    caught: BaseException | None = None
+    sys.settrace(injector.global_trace)
+    try:
+        SCRIPTS[script](scenario)
+    except BaseException as exc:  # noqa: BLE001 - every escape is judged below
+        caught = exc
+    finally:
+        sys.settrace(None)
+    arrived = time.monotonic()
+    if injector.raised_at is None:
+        if caught is not None:
+            outcome.problem = f"uninterrupted run raised {caught!r}"
+        return outcome
+    outcome.interrupted = True
+    outcome.where += f", {injector.where}"
+    outcome.delay = arrived - injector.raised_at
+    _judge(scenario, outcome, caught)
+    return outcome
+
+
+def _judge(scenario: blanket.Scenario, outcome: Outcome, caught: BaseException | None) -> None:
+    if type(caught) is not KeyboardInterrupt:
+        text = "".join(traceback.format_exception(caught)) if caught else "nothing"
+        outcome.problem = f"the caller got {caught!r} instead of KeyboardInterrupt:\n{text}"
+    elif outcome.delay > PROMPT:
+        outcome.problem = f"the KeyboardInterrupt took {outcome.delay:.2f} s to arrive"
+    if outcome.problem is None:
+        _check_after(scenario, outcome)
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def run_signalled(script: str, delay: float) -> Outcome:
+    """One run of *script* with SIGALRM raising after *delay* seconds."""
+    outcome = Outcome(script)
+    scenario = blanket.Scenario(script, timeout=5)
+    caught: BaseException | None = None
+    previous = signal.signal(signal.SIGALRM, _raise_interrupt)
+    fired_at = 0.0
+    try:
+        try:
+            started = time.monotonic()
+            signal.setitimer(signal.ITIMER_REAL, delay)
+            SCRIPTS[script](scenario)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        except BaseException as exc:  # noqa: BLE001 - every escape is judged below
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            caught = exc
+            fired_at = started + delay
+    except KeyboardInterrupt as exc:  # it fired between the script's end and the cancel
+        caught = exc
+        fired_at = started + delay
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    if caught is None:
+        return outcome
+    outcome.interrupted = True
+    outcome.delay = time.monotonic() - fired_at
+    last = traceback.extract_tb(caught.__traceback__)[-2]
+    outcome.where = f"a signal at {os.path.basename(last.filename)}:{last.lineno} ({last.name})"
+    _judge(scenario, outcome, caught)
+    return outcome
+
+
+def _calibrate(script: str) -> tuple[int, float]:
+    """The number of blanket lines, and the time, an uninterrupted run takes."""
+    injector = _Injector(0)
+    scenario = blanket.Scenario(script, timeout=5)
+    sys.settrace(injector.global_trace)
+    try:
+        SCRIPTS[script](scenario)
+    finally:
+        sys.settrace(None)
+    started = time.monotonic()
+    SCRIPTS[script](blanket.Scenario(script, timeout=5))
+    return injector.lines, time.monotonic() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m stress.interrupts",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3000)
+    parser.add_argument("--mode", choices=("trace", "signal"), default="trace")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--scripts", nargs="*", default=list(SCRIPTS), choices=list(SCRIPTS))
+    parser.add_argument("--line", type=int, default=None,
+                        help="trace mode: always interrupt at this line (to replay a failure)")
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.randrange(2**32)
+    rng = random.Random(seed)
+    sizes = {name: _calibrate(name) for name in args.scripts}
+    interrupted = missed = failures = 0
+    worst = 0.0
+    started = time.monotonic()
+    for run in range(1, args.runs + 1):
+        script = rng.choice(args.scripts)
+        lines, duration = sizes[script]
+        # A run that hangs is a failure too: dump every thread's stack and stop.
+        faulthandler.dump_traceback_later(30, exit=True)
+        if args.mode == "trace":
+            outcome = run_traced(script, args.line or rng.randint(1, lines))
+        else:
+            outcome = run_signalled(script, rng.uniform(0, duration * 1.2) + 1e-6)
+        faulthandler.cancel_dump_traceback_later()
+        if not outcome.interrupted:
+            missed += 1
+        else:
+            interrupted += 1
+            worst = max(worst, outcome.delay)
+        if outcome.problem is not None:
+            failures += 1
+            print(f"run {run} ({script}, interrupted at {outcome.where}): "
+                  f"{outcome.problem}", flush=True)
+    print(f"python {sys.version.split()[0]} "
+          f"gil={getattr(sys, '_is_gil_enabled', lambda: True)()} mode={args.mode} "
+          f"seed={seed}: {args.runs} runs, {interrupted} interrupted, {missed} missed, "
+          f"{failures} failed; slowest interrupt arrived in {worst * 1000:.1f} ms "
+          f"({time.monotonic() - started:.1f} s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,358 @@
+"""A KeyboardInterrupt (or any exception a signal handler raises) in the
+scheduler: nothing stays parked, the lock is never lost, the interrupt
+reaches the caller as itself and at once; and entering is all or nothing.
+
+Each interrupt is injected at a chosen point by a stand-in that raises
+there (``python -m stress.interrupts`` injects them at random points).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import unittest
+from typing import Any
+
+import blanket
+from blanket.parking import Parker
+from blanket.scenario import ManagedThread
+
+from .support import arrive, spawn, unchecked
+
+
+class _InterruptedPermit:
+    """Stands in for a parker's permit: the first ``put`` or ``get`` named
+    raises KeyboardInterrupt instead (after doing nothing), the rest go to
+    the real permit."""
+
+    def __init__(self, real: Any, method: str) -> None:
+        self._real = real
+        self._method = method
+
+    def put(self, item: None) -> None:
+        if self._method == "put":
+            self._method = ""
+            raise KeyboardInterrupt
+        self._real.put(item)
+
+    def get(self, *args: Any) -> None:
+        if self._method == "get":
+            self._method = ""
+            raise KeyboardInterrupt
+        self._real.get(*args)
+
+    def empty(self) -> bool:
+        return bool(self._real.empty())
+
+
+class _ExplodingDelivery:
+    """A claimed wake whose delivery is interrupted."""
+
+    def deliver(self) -> None:
+        raise KeyboardInterrupt
+
+
+class _InterruptedLock:
+    """An RLock whose first blocking ``acquire`` is interrupted before it
+    takes the lock, as a signal handler raising there would."""
+
+    def __init__(self) -> None:
+        self._real = threading.RLock()
+        self.interrupt = False
+        self.interrupt_release = False
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if self.interrupt:
+            self.interrupt = False
+            raise KeyboardInterrupt
+        return self._real.acquire(blocking, timeout)
+
+    def release(self) -> None:
+        if self.interrupt_release:
+            self.interrupt_release = False
+            raise KeyboardInterrupt
+        self._real.release()
+
+    def _is_owned(self) -> bool:
+        return bool(self._real._is_owned())  # type: ignore[attr-defined]
+
+
+class InterruptedSleepTests(unittest.TestCase):
+    """A sleep that is interrupted still returns holding the lock."""
+
+    def test_interrupted_delivery_keeps_the_lock(self) -> None:
+        # Before: the lock was given up and not taken back, so the caller's
+        # with-statement failed with "release unlocked lock".
+        parker, lock = Parker(), threading.RLock()
+        with self.assertRaises(KeyboardInterrupt):
+            with lock, unchecked():
+                parker.sleep(lock, 0.01, [_ExplodingDelivery()])  # type: ignore[list-item]
+                self.fail("not reached")  # pragma: no cover
+
+    def test_interrupted_wait_keeps_the_lock_and_stops_sleeping(self) -> None:
+        parker, lock = Parker(), threading.RLock()
+        parker._permit = _InterruptedPermit(parker._permit, "get")  # type: ignore[assignment]
+        with lock:
+            with self.assertRaises(KeyboardInterrupt), unchecked():
+                parker.sleep(lock, 10)
+            self.assertTrue(lock._is_owned())  # type: ignore[attr-defined]
+        self.assertFalse(parker._sleeping or parker._asleep)
+
+    def test_interrupted_retake_takes_the_lock_before_going_on(self) -> None:
+        parker, lock = Parker(), _InterruptedLock()
+        lock.acquire()
+        lock.interrupt = True
+        with self.assertRaises(KeyboardInterrupt):
+            parker.sleep(lock, 0.001)
+        self.assertTrue(lock._is_owned())
+        lock.release()
+
+
+    def test_interrupted_before_giving_the_lock_up_keeps_it(self) -> None:
+        parker, lock = Parker(), _InterruptedLock()
+        lock.acquire()
+        lock.interrupt_release = True
+        with self.assertRaises(KeyboardInterrupt):
+            parker.sleep(lock, 0.001)
+        self.assertTrue(lock._is_owned())
+        lock.release()
+        self.assertFalse(lock._is_owned())
+
+
+class FreeTests(unittest.TestCase):
+    """Parker.free wakes a sleeper whose wake was lost on the way."""
+
+    def test_free_wakes_a_sleeper_whose_wake_was_claimed_and_lost(self) -> None:
+        parker, lock = Parker(), threading.RLock()
+        woken: list[bool] = []
+
+        def sleeper() -> None:
+            with lock:
+                woken.append(parker.sleep(lock))
+
+        thread = threading.Thread(target=sleeper)
+        thread.start()
+        while True:  # bounded: the sleeper is asleep once it gave the lock up
+            with lock:
+                if parker._asleep:
+                    self.assertTrue(parker.claim())  # taken on, never delivered
+                    parker.free()
+                    break
+        thread.join(10)
+        self.assertEqual(woken, [True])
+
+    def test_free_leaves_a_parker_that_is_not_asleep_alone(self) -> None:
+        parker = Parker()
+        parker.free()
+        self.assertTrue(parker._permit.empty())
+
+
+class InterruptedSchedulerTests(unittest.TestCase):
+    """The scenario's exit frees every thread after an interrupt."""
+
+    def setUp(self) -> None:
+        self.scenario = blanket.Scenario(timeout=5)
+        self.lock = self.scenario.Lock()
+
+        def worker() -> None:
+            with self.lock:
+                pass
+
+        self.A = spawn(self.scenario, "A", worker)
+
+    def assertExitedPromptly(self, started: float) -> None:  # noqa: N802 - unittest style
+        self.assertFalse(self.A.is_alive())
+        self.assertLess(time.monotonic() - started, 1.0)
+
+    def test_wake_lost_between_taking_it_on_and_giving_it(self) -> None:
+        # Before: A slept on for ever; the exit waited out the scenario's
+        # timeout and left it parked.
+        started = time.monotonic()
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                tx = arrive(self.scenario, self.A)
+                parker = tx._parker
+                assert parker is not None
+                parker._permit = _InterruptedPermit(parker._permit, "put")  # type: ignore[assignment]
+                tx.unblock()
+        self.assertExitedPromptly(started)
+
+    def test_held_back_wake_lost(self) -> None:
+        # The wake of a skipped call is held back until the scheduler
+        # sleeps; an interrupt before it does loses it.
+        core = self.scenario._core
+        started = time.monotonic()
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                tx = arrive(self.scenario, self.A)
+                with core.lock:
+                    core.defer_release(tx)
+                    core._deferred.clear()
+                raise KeyboardInterrupt
+        self.assertExitedPromptly(started)
+
+    def test_interrupt_that_kept_the_lock(self) -> None:
+        # An interrupt that skips a with-statement's exit leaves the
+        # scheduler holding the lock; the exit gives it back.
+        started = time.monotonic()
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                arrive(self.scenario, self.A)
+                self.scenario._core.lock.acquire()
+                raise KeyboardInterrupt
+        self.assertExitedPromptly(started)
+
+    def test_interrupted_exit_is_finished(self) -> None:
+        # A second interrupt while exiting: the threads are let go and
+        # joined all the same, and the interrupt goes on.
+        frees = 0
+        real_free = Parker.free
+
+        def interrupted_free(parker: Parker) -> None:
+            nonlocal frees
+            frees += 1
+            if frees == 1:
+                raise KeyboardInterrupt
+            real_free(parker)
+
+        started = time.monotonic()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                with self.scenario:
+                    arrive(self.scenario, self.A)
+                    Parker.free = interrupted_free  # type: ignore[method-assign]
+        finally:
+            Parker.free = real_free  # type: ignore[method-assign]
+        self.assertExitedPromptly(started)
+        self.assertEqual(frees, 2)
+
+
+class EntryTests(unittest.TestCase):
+    """Entering is all or nothing."""
+
+    def setUp(self) -> None:
+        self.scenario = blanket.Scenario(timeout=5)
+        self.lock = self.scenario.Lock()
+        self.ran: list[str] = []
+
+        def worker(name: str) -> None:
+            with self.lock:
+                self.ran.append(name)
+
+        self.A = spawn(self.scenario, "A", worker, "A")
+        self.B = spawn(self.scenario, "B", worker, "B")
+
+    def test_thread_that_cannot_start(self) -> None:
+        # Before: the scenario stayed entered and A stayed parked.
+        real_start = ManagedThread.start
+
+        def start(thread: ManagedThread) -> None:
+            if thread is self.B:
+                raise RuntimeError("can't start new thread")
+            real_start(thread)
+
+        ManagedThread.start = start  # type: ignore[method-assign]
+        try:
+            with self.assertRaisesRegex(RuntimeError, "can't start"):
+                with self.scenario:
+                    self.fail("not reached")  # pragma: no cover
+        finally:
+            ManagedThread.start = real_start  # type: ignore[method-assign]
+        self.assertIn("not entered", repr(self.scenario))
+        self.assertFalse(self.A.is_alive())
+        self.assertEqual(self.ran, [])  # A was stopped at its first call
+        self.assertIsNone(self.B.ident)
+
+    def test_interrupt_once_every_thread_started(self) -> None:
+        core = self.scenario._core
+        real_enter = core.enter
+
+        def enter() -> None:
+            real_enter()
+            raise KeyboardInterrupt
+
+        core.enter = enter  # type: ignore[method-assign]
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                self.fail("not reached")  # pragma: no cover
+        self.assertIn("not entered", repr(self.scenario))
+        self.assertFalse(self.A.is_alive() or self.B.is_alive())
+        self.assertEqual(self.ran, [])
+
+    def test_thread_that_makes_no_call_is_joined_within_the_bound(self) -> None:
+        scenario = blanket.Scenario(timeout=0.2)
+        go = threading.Event()
+        C = spawn(scenario, "C", go.wait, 10)
+        real_start = ManagedThread.start
+
+        def start(thread: ManagedThread) -> None:
+            real_start(thread)
+            raise KeyboardInterrupt
+
+        ManagedThread.start = start  # type: ignore[method-assign]
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                with scenario:
+                    self.fail("not reached")  # pragma: no cover
+        finally:
+            ManagedThread.start = real_start  # type: ignore[method-assign]
+            go.set()
+        C.join(10)
+        self.assertIn("not entered", repr(scenario))
+
+    def test_start_interrupted_once_the_thread_is_launched(self) -> None:
+        # Thread.start waits for the new thread to run; an interrupt there
+        # (where most land) leaves a running thread that start() never
+        # reported. Before: it could be taken as never started and stay parked.
+        class InterruptedStart(threading.Event):
+            def wait(self, timeout: float | None = None) -> bool:
+                if timeout is None:  # start()'s own wait
+                    raise KeyboardInterrupt
+                return super().wait(timeout)
+
+        self.A._started = InterruptedStart()  # type: ignore[attr-defined]
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                self.fail("not reached")  # pragma: no cover
+        self.A.join(10)
+        self.assertFalse(self.A.is_alive())
+        self.assertEqual(self.ran, [])
+        self.assertIsNone(self.B.ident)
+
+    def test_interrupt_that_kept_the_lock_while_entering(self) -> None:
+        # Before the scheduler is set nothing is undone, but a lock an
+        # interrupt kept is given back.
+        core = self.scenario._core
+        real_reset = core.reset
+
+        def reset() -> None:
+            real_reset()
+            core.lock.acquire()
+            raise KeyboardInterrupt
+
+        core.reset = reset  # type: ignore[method-assign]
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                self.fail("not reached")  # pragma: no cover
+        core.reset = real_reset  # type: ignore[method-assign]
+        self.assertFalse(core.lock._is_owned())  # type: ignore[attr-defined]
+        with self.scenario:
+            list(self.scenario.api(self.lock).relay(self.B, self.A))
+        self.assertEqual(self.ran, ["B", "A"])
+
+    def test_entering_twice_is_refused_and_keeps_the_first_entry(self) -> None:
+        with self.scenario:
+            with self.assertRaisesRegex(RuntimeError, "already entered"):
+                self.scenario.__enter__()
+            self.assertIn(" entered", repr(self.scenario))
+            list(self.scenario.api(self.lock).relay(self.A, self.B))
+        self.assertEqual(self.ran, ["A", "B"])
+
+    def test_undo_of_an_entry_that_did_not_happen(self) -> None:
+        # Another thread's entry (or none) is not undone.
+        self.scenario._core.undo_entry()
+        self.assertIn("not entered", repr(self.scenario))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    unittest.main()
