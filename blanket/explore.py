@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 import time
 import traceback
 import zlib
@@ -503,11 +504,53 @@ def _parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int]:
             index, count = (int(part) for part in shard.split("/"))
         except ValueError:
             raise ValueError(f"shard {shard!r}: expected 'i/n', e.g. '1/4'") from None
-    else:
+    elif isinstance(shard, tuple) and len(shard) == 2 \
+            and all(_is_int(part) for part in shard):
         index, count = shard
+    else:
+        raise TypeError(f"shard={shard!r}: expected 'i/n' or a tuple (i, n) of two ints")
     if not 1 <= index <= count:
         raise ValueError(f"shard {index}/{count}: expected 1 <= i <= n")
     return index, count
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_count(name: str, value: object, least: int, *, optional: bool = False) -> None:
+    """Refuse *value* for the argument *name* unless it is an int of at
+    least *least* (or ``None`` when *optional*): a float, even ``nan``, or
+    a string would stop the search at once or never."""
+    if optional and value is None:
+        return
+    if not _is_int(value):
+        expected = "an int or None" if optional else "an int"
+        raise TypeError(f"{name}={value!r}: expected {expected}")
+    if value < least:  # type: ignore[operator]
+        more = "0 or more" if least == 0 else f"at least {least}"
+        raise ValueError(f"{name}={value}: expected {more}")
+
+
+def _check_arguments(setup: object, strategy: object, seed: object, timeout: object,
+                     name: object) -> None:
+    """Refuse, at the call, the arguments of :func:`explore` that are not
+    counts (those are :func:`_check_count`'s)."""
+    if not callable(setup):
+        raise TypeError(f"explore: setup={setup!r} is not callable: expected a "
+                        "function that fills a Scenario")
+    if not isinstance(strategy, str):
+        raise TypeError(f"strategy={strategy!r}: expected one of {', '.join(STRATEGIES)}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
+    if not _is_int(seed):
+        raise TypeError(f"seed={seed!r}: expected an int")
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool):
+        raise TypeError(f"timeout={timeout!r}: expected a number of seconds")
+    if not 0 < timeout <= threading.TIMEOUT_MAX:
+        raise ValueError(f"timeout={timeout}: expected a finite number of seconds above 0")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name={name!r}: expected a str or None")
 
 
 def _owner(choices: Sequence[str], count: int) -> int:
@@ -530,14 +573,11 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     choices of each schedule (by run number for the random strategies).
     *timeout* bounds each wait for the threads to settle.
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    if max_schedules < 1:
-        raise ValueError(f"max_schedules={max_schedules}: expected at least 1")
-    if max_preemptions is not None and max_preemptions < 0:
-        raise ValueError(f"max_preemptions={max_preemptions}: expected 0 or more")
-    if depth < 1:
-        raise ValueError(f"depth={depth}: expected at least 1")
+    _check_arguments(setup, strategy, seed, timeout, name)
+    _check_count("max_schedules", max_schedules, 1)
+    _check_count("max_preemptions", max_preemptions, 0, optional=True)
+    _check_count("depth", depth, 1)
+    _check_count("split_depth", split_depth, 1)
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     result = Exploration(strategy)
