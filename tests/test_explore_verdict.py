@@ -6,14 +6,17 @@ primitives outside blanket's control)."""
 from __future__ import annotations
 
 import math
+import threading
 import time
 import unittest
 from typing import Any
 
 import blanket
+from blanket import Scenario
+from blanket.primitives import _wait_for
 
 from .support import unchecked
-from .test_explore import two_sections
+from .test_explore import BOUND, explore, two_sections
 
 
 class Arguments(unittest.TestCase):
@@ -61,6 +64,81 @@ class Arguments(unittest.TestCase):
             with self.subTest(shard=shard):
                 self.assert_refused(TypeError, f"shard={shard!r}: expected 'i/n' or a tuple",
                                     shard=shard)
+
+
+class TimedWaits(unittest.TestCase):
+    def test_an_expired_wait_for_returns_false_and_the_search_ends(self) -> None:
+        # The standard library's wait_for measured the time left with the
+        # clock, which an expired wait does not move: it waited again, and
+        # every expiry offered one more choice (50 of 50 schedules before).
+        results: list[object] = []
+
+        def wait_for_a_flag(scenario: Scenario) -> None:
+            condition = scenario.Condition()
+            flag: list[int] = []
+
+            def waiter() -> None:
+                with condition:
+                    results.append(condition.wait_for(lambda: bool(flag), timeout=BOUND))
+
+            def setter() -> None:
+                with condition:
+                    flag.append(1)
+                    condition.notify()
+
+            scenario.thread(waiter)
+            scenario.thread(setter)
+
+        result = explore(wait_for_a_flag, max_schedules=50)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.count, 4, result.schedules)
+        self.assertIn(("A", "A", "A*", "A", "A", "B", "B", "B"), result.schedules)
+        self.assertEqual(sorted(results, key=str), [False, True, True, True])
+
+    def test_a_wait_for_notified_after_its_time_is_up_ends(self) -> None:
+        class Notified:  # a condition whose every wait is notified at once
+            waits = 0
+
+            def wait(self, timeout: float | None) -> bool:
+                self.waits += 1
+                return True
+
+        condition = Notified()
+        self.assertFalse(_wait_for(condition, lambda: False, 0.0))  # type: ignore[arg-type]
+        self.assertEqual(condition.waits, 1)
+
+    def test_an_abandoned_run_wakes_a_disregarded_timed_event_wait(self) -> None:
+        def gated(scenario: Scenario) -> None:
+            event, lock = scenario.Event(), scenario.Lock()
+
+            def waiter() -> None:
+                with lock:
+                    pass
+                event.wait(BOUND)
+                with lock:
+                    pass
+
+            def setter() -> None:
+                for _ in range(2):
+                    with lock:
+                        pass
+                event.set()
+
+            def section() -> None:
+                with lock:
+                    pass
+
+            scenario.thread(waiter)
+            scenario.thread(setter)
+            scenario.thread(section)
+
+        before = set(threading.enumerate())
+        started = time.monotonic()
+        result = explore(gated)
+        self.assertLess(time.monotonic() - started, BOUND)
+        self.assertTrue(result.exhausted, result)
+        self.assertGreater(result.runs, result.count)  # some runs were cut short
+        self.assertEqual([t for t in threading.enumerate() if t not in before], [])
 
 
 if __name__ == "__main__":
