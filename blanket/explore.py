@@ -47,6 +47,7 @@ from . import progress
 from .errors import StallError
 from .states import State
 from .testcase import thread_names
+from .unseen import Unseen
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scenario import Scenario
@@ -122,7 +123,8 @@ class Exploration:
     #: Each schedule run to its end (and counted), as the order of threads
     #: let go, e.g. ``("A", "A", "B", ...)``.
     schedules: list[tuple[str, ...]] = field(default_factory=list)
-    #: Whether the search covered its whole space (``"dfs"`` only).
+    #: Whether the search covered its whole space (``"dfs"`` only), having
+    #: seen nothing outside its control (:attr:`unseen` is empty).
     exhausted: bool = False
     #: The first failure found, or ``None``.
     failure: Failure | None = None
@@ -131,6 +133,11 @@ class Exploration:
     #: Runs made, counted or not (replays to reach other shards' schedules,
     #: runs that partial-order reduction found redundant).
     runs: int = 0
+    #: What the runs met that blanket does not schedule, so that their
+    #: schedules are not every order of the program: threads started
+    #: outside blanket, real primitives used by the threads, blocking calls;
+    #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``.
+    unseen: list[str] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -145,8 +152,9 @@ class Exploration:
     def __str__(self) -> str:
         found = "no failure" if self.failure is None else f"a failure: {self.failure}"
         space = ", the whole space" if self.exhausted else ""
+        unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
         return (f"{self.strategy}: {self.count} distinct schedule(s){space} in "
-                f"{self.elapsed:.2f} s; {found}")
+                f"{self.elapsed:.2f} s{unseen}; {found}")
 
 
 # -- one run ------------------------------------------------------------------------
@@ -177,11 +185,17 @@ def _key(tx: Transaction) -> str:
 class _Run:
     """One run of the scenario, with the scheduler's seat taken by a chooser."""
 
-    def __init__(self, setup: Setup, name: str, timeout: float) -> None:
+    def __init__(self, setup: Setup, name: str, timeout: float,
+                 unseen: Unseen | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
         self.core = scenario._core
-        self.invariant = setup(scenario)
+        if unseen is None:  # not watched
+            self.invariant = setup(scenario)
+        else:
+            self.invariant = unseen.setup(lambda: setup(scenario))
+            for thread in scenario.managed:
+                unseen.watch(thread)
         self.threads = list(scenario.managed)
         for thread, thread_name in zip(self.threads, thread_names(), strict=False):
             thread.name = thread_name
@@ -298,9 +312,11 @@ class _Run:
 
 
 def _run(setup: Setup, name: str, timeout: float,
-         choose: Callable[[int, list[_Option], _Run], int | None]) -> _Run:
-    """One run; *choose* picks the index of the option to take at each depth."""
-    run = _Run(setup, name, timeout)
+         choose: Callable[[int, list[_Option], _Run], int | None],
+         unseen: Unseen | None = None) -> _Run:
+    """One run; *choose* picks the index of the option to take at each depth;
+    when *unseen* is given, what it cannot see goes there."""
+    run = _Run(setup, name, timeout, unseen)
     run.scenario.__enter__()
     try:
         depth = 0
@@ -558,6 +574,19 @@ def _owner(choices: Sequence[str], count: int) -> int:
     return zlib.crc32(",".join(choices).encode()) % count + 1
 
 
+#: Every run is watched for what blanket cannot see up to this many runs;
+#: after them, the 64th, 128th, 256th, ... run.
+WATCHED_RUNS = 32
+
+
+def _watched(runs: int, unseen: Unseen) -> Unseen | None:
+    """*unseen* for the run after *runs* runs if it is one to watch: a
+    watched run is up to half as slow again (its profile function sees every
+    call), and what a program does outside blanket it mostly does in every
+    run."""
+    return unseen if runs < WATCHED_RUNS or runs & (runs + 1) == 0 else None
+
+
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
@@ -581,6 +610,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     result = Exploration(strategy)
+    unseen = Unseen()
     started = time.monotonic()
     search = _DepthFirst(max_preemptions) if strategy == "dfs" else None
     length = 1
@@ -596,9 +626,9 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             rng = random.Random(f"{seed}/{number}")
             chooser = (_random_chooser(rng) if strategy == "random"
                        else _pct_chooser(rng, depth, length))
-            run = _run(setup, title, timeout, chooser)
+            run = _run(setup, title, timeout, chooser, _watched(result.runs, unseen))
         else:
-            run = _run(setup, title, timeout, search.choose)
+            run = _run(setup, title, timeout, search.choose, _watched(result.runs, unseen))
             search.analyse(run.trace, run.pending)
             prefix = [step.mark for step in run.steps[:split_depth]]
             mine = _owner(prefix, count) == index
@@ -619,5 +649,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             if not search.backtrack(None if mine else split_depth):
                 result.exhausted = True
                 break
+    result.unseen = unseen.notes
+    result.exhausted = result.exhausted and not result.unseen
     result.elapsed = time.monotonic() - started
     return result

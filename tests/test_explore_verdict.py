@@ -5,15 +5,20 @@ primitives outside blanket's control)."""
 
 from __future__ import annotations
 
+import _thread
 import math
+import sys
 import threading
 import time
 import unittest
+from types import SimpleNamespace
 from typing import Any
 
 import blanket
 from blanket import Scenario
+from blanket.explore import WATCHED_RUNS, _watched
 from blanket.primitives import _wait_for
+from blanket.unseen import Unseen
 
 from .support import unchecked
 from .test_explore import BOUND, explore, two_sections
@@ -104,7 +109,8 @@ class TimedWaits(unittest.TestCase):
                 return True
 
         condition = Notified()
-        self.assertFalse(_wait_for(condition, lambda: False, 0.0))  # type: ignore[arg-type]
+        with unchecked():
+            self.assertFalse(_wait_for(condition, lambda: False, 0.0))  # type: ignore[arg-type]
         self.assertEqual(condition.waits, 1)
 
     def test_an_abandoned_run_wakes_a_disregarded_timed_event_wait(self) -> None:
@@ -139,6 +145,254 @@ class TimedWaits(unittest.TestCase):
         self.assertTrue(result.exhausted, result)
         self.assertGreater(result.runs, result.count)  # some runs were cut short
         self.assertEqual([t for t in threading.enumerate() if t not in before], [])
+
+
+# Real primitives made at import time, as a module under test would.
+REAL = {"Lock": threading.Lock(), "RLock": threading.RLock(),
+        "Condition": threading.Condition(), "Semaphore": threading.Semaphore(),
+        "BoundedSemaphore": threading.BoundedSemaphore(), "Event": threading.Event()}
+HERE = "test_explore_verdict.py"
+
+
+def line_of(marker: str) -> int:
+    """The line of this file holding *marker* in a comment."""
+    with open(__file__, encoding="utf-8") as source:
+        return next(n for n, line in enumerate(source, 1) if line.rstrip().endswith(marker))
+
+
+def sections_and(extra: Any, *, times: int = 1) -> Any:
+    """A setup: two threads taking a scenario lock, each calling *extra*
+    once *times* among its sections."""
+    def setup(scenario: Scenario) -> None:
+        lock = scenario.Lock()
+
+        def work() -> None:
+            for _ in range(times):
+                with lock:
+                    pass
+            extra()
+            with lock:
+                pass
+
+        scenario.thread(work)
+        scenario.thread(work)
+    return setup
+
+
+class Verdict(unittest.TestCase):
+    def assert_not_exhaustive(self, result: blanket.Exploration, *notes: str) -> None:
+        self.assertTrue(result.ok, result)
+        self.assertFalse(result.exhausted, result)
+        self.assertEqual(result.unseen, list(notes))
+        self.assertIn(f"; not exhaustive: {'; '.join(notes)}; no failure", str(result))
+        self.assertNotIn("the whole space", str(result))
+
+    def test_blanket_primitives_alone_are_the_whole_space(self) -> None:
+        result = explore(sections_and(lambda: None))
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.unseen, [])
+        self.assertNotIn("not exhaustive", str(result))
+
+    def test_a_real_lock_used_by_the_threads_is_named(self) -> None:
+        def take() -> None:
+            with REAL["Lock"]:  # with a real Lock
+                pass
+            REAL["Lock"].acquire()  # acquire a real Lock
+            REAL["Lock"].release()  # release it
+
+        result = explore(sections_and(take))
+        self.assert_not_exhaustive(
+            result, f"real Lock used at {HERE}:{line_of('# with a real Lock')}",
+            f"real Lock used at {HERE}:{line_of('# acquire a real Lock')}",
+            f"real Lock used at {HERE}:{line_of('# release it')}")
+
+    def test_real_rlocks_conditions_semaphores_and_events_are_named(self) -> None:
+        for kind in ("RLock", "Condition", "Semaphore", "BoundedSemaphore"):
+            with self.subTest(kind=kind):
+                def take(kind: str = kind) -> None:
+                    with REAL[kind]:  # with a real primitive
+                        pass
+
+                result = explore(sections_and(take))
+                self.assert_not_exhaustive(
+                    result, f"real {kind} used at {HERE}:{line_of('# with a real primitive')}")
+        result = explore(sections_and(REAL["Event"].is_set))
+        self.assertEqual(len(result.unseen), 1, result)
+        self.assertRegex(result.unseen[0], rf"^real Event used at {HERE}:\d+$")
+
+    def test_a_real_barrier_is_named(self) -> None:
+        barrier = threading.Barrier(1)
+        result = explore(sections_and(barrier.wait))
+        self.assertEqual(len(result.unseen), 1, result)
+        self.assertRegex(result.unseen[0], rf"^real Barrier used at {HERE}:\d+$")
+
+    def test_blocking_calls_are_named(self) -> None:
+        def nap() -> None:
+            time.sleep(0)  # a nap
+
+        result = explore(sections_and(nap))
+        self.assert_not_exhaustive(
+            result, f"blocking call time.sleep at {HERE}:{line_of('# a nap')}")
+
+        def join_the_main_thread_briefly() -> None:
+            threading.main_thread().join(0)  # a join
+
+        result = explore(sections_and(join_the_main_thread_briefly))
+        self.assert_not_exhaustive(
+            result, f"blocking call Thread.join at {HERE}:{line_of('# a join')}")
+
+    def test_a_thread_the_setup_starts_is_named(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            sections_and(lambda: None)(scenario)
+            helper = threading.Thread(target=lambda: None, name="helper")
+            helper.start()  # the setup starts a thread
+            helper.join()
+
+        result = explore(setup)
+        self.assert_not_exhaustive(
+            result, "thread 'helper' started outside blanket at "
+            f"{HERE}:{line_of('# the setup starts a thread')}")
+
+    def test_threads_a_managed_thread_starts_are_named(self) -> None:
+        done: list[int] = []
+
+        def start() -> None:
+            helper = threading.Thread(target=done.append, args=(1,), name="helper")
+            helper.start()  # a managed thread starts a thread
+            helper.join()  # and joins it
+            finished = threading.Lock()
+            finished.acquire()
+            _thread.start_new_thread(finished.release, ())  # a bare thread
+            finished.acquire()  # the end of the bare one
+
+        result = explore(sections_and(start))
+        self.assertTrue(done)
+        self.assert_not_exhaustive(
+            result,
+            f"thread 'helper' started outside blanket at {HERE}:"
+            f"{line_of('# a managed thread starts a thread')}",
+            f"blocking call Thread.join at {HERE}:{line_of('# and joins it')}",
+            f"real Lock used at {HERE}:{line_of('# a bare thread') - 1}",
+            "thread started outside blanket by _thread.start_new_thread at "
+            f"{HERE}:{line_of('# a bare thread')}",
+            f"real Lock used at {HERE}:{line_of('# the end of the bare one')}")
+
+    def test_each_thing_is_named_once_whatever_the_runs(self) -> None:
+        result = explore(sections_and(REAL["Lock"].locked, times=2))
+        self.assertGreater(result.count, 1)
+        self.assertEqual(len(result.unseen), 1, result)
+
+    def test_random_and_pct_say_it_too(self) -> None:
+        for strategy in ("random", "pct"):
+            with self.subTest(strategy=strategy):
+                result = explore(sections_and(REAL["Lock"].locked), strategy=strategy,
+                                 max_schedules=3)
+                self.assertEqual(len(result.unseen), 1, result)
+                self.assertIn("; not exhaustive: real Lock used at", str(result))
+
+    def test_a_profiler_already_on_keeps_seeing_every_call(self) -> None:
+        calls: list[str] = []
+
+        def profiler(frame: Any, event: str, arg: Any) -> None:
+            calls.append(frame.f_code.co_name)
+
+        def setup() -> None:
+            # The profile functions run untraced: call the one in place
+            # by hand, as the interpreter would, so coverage sees it.
+            with unchecked():
+                sys.getprofile()(frame_in(threading.__file__, "start", back=frame_in("x.py"),
+                                          self=threading.Thread(name="t")), "call", None)
+
+        unseen = Unseen()
+        sys.setprofile(profiler)
+        try:
+            unseen.setup(setup)
+        finally:
+            sys.setprofile(None)
+        self.assertIn("setup", calls)  # the real calls
+        self.assertIn("start", calls)  # and the one made by hand
+        self.assertEqual(unseen.notes, ["thread 't' started outside blanket at x.py:1"])
+
+    def test_every_run_is_watched_at_first_then_fewer(self) -> None:
+        unseen = Unseen()
+        watched = [runs + 1 for runs in range(300) if _watched(runs, unseen) is unseen]
+        self.assertEqual(watched, [*range(1, WATCHED_RUNS + 1), 64, 128, 256])
+
+
+def frame_in(filename: str, name: str = "f", *, line: int = 1, back: Any = None,
+             **local: Any) -> Any:
+    """A stand-in for a frame of *name* in *filename*, for the profile
+    functions (coverage cannot see them run as profiles)."""
+    return SimpleNamespace(f_code=SimpleNamespace(co_filename=filename, co_name=name),
+                           f_lineno=line, f_back=back, f_locals=local)
+
+
+class ProfileFunctions(unittest.TestCase):
+    """What the profile functions note, event by event."""
+
+    def setUp(self) -> None:
+        self.unseen = Unseen()
+        self.user = frame_in("/src/cache.py", line=14)
+        self.blanket = frame_in(blanket.__file__)
+        self.threading = threading.__file__
+
+    def uses(self, frame: Any, event: str, arg: Any = None) -> list[str]:
+        with unchecked():
+            self.unseen._uses(frame, event, arg)
+        return self.unseen.notes
+
+    def test_c_primitives_called_from_elsewhere(self) -> None:
+        self.assertEqual(self.uses(self.blanket, "c_call", REAL["Lock"].acquire), [])
+        self.assertEqual(self.uses(frame_in(self.threading), "c_call", REAL["RLock"].acquire), [])
+        self.assertEqual(self.uses(self.user, "c_call", REAL["RLock"].release),
+                         ["real RLock used at cache.py:14"])
+        self.assertEqual(self.uses(self.user, "c_return", REAL["Lock"].acquire),
+                         ["real RLock used at cache.py:14"])
+
+    def test_sleeps_and_other_builtins(self) -> None:
+        self.assertEqual(self.uses(self.user, "c_call", len), [])
+        self.assertEqual(self.uses(self.blanket, "c_call", time.sleep), [])
+        self.assertEqual(self.uses(self.user, "c_call", time.sleep),
+                         ["blocking call time.sleep at cache.py:14"])
+
+    def test_python_primitives_called_from_elsewhere(self) -> None:
+        condition = REAL["Condition"]
+        self.assertEqual(self.uses(frame_in(self.threading, "wait", back=self.blanket,
+                                            self=condition), "call"), [])
+        self.assertEqual(self.uses(frame_in(self.threading, "_is_owned",
+                                            back=frame_in(self.threading), self=condition),
+                                   "call"), [])
+        self.assertEqual(self.uses(frame_in(self.threading, "current_thread"), "call"), [])
+        self.assertEqual(self.uses(frame_in("/src/other.py", "f", back=self.user), "call"), [])
+        self.assertEqual(self.uses(frame_in(self.threading, "wait", back=self.user,
+                                            self=condition), "call"),
+                         ["real Condition used at cache.py:14"])
+
+    def test_threads_started_and_joined(self) -> None:
+        thread = threading.Thread(name="worker")
+        self.assertEqual(self.uses(frame_in(self.threading, "is_alive", back=self.user,
+                                            self=thread), "call"), [])
+        self.assertEqual(self.uses(frame_in(self.threading, "start", back=self.blanket,
+                                            self=thread), "call"), [])
+        self.assertEqual(self.uses(frame_in(self.threading, "start", back=self.user,
+                                            self=thread), "call"),
+                         ["thread 'worker' started outside blanket at cache.py:14"])
+        self.assertEqual(self.uses(frame_in(self.threading, "join", back=self.user,
+                                            self=thread), "call")[1:],
+                         ["blocking call Thread.join at cache.py:14"])
+
+    def test_bare_threads(self) -> None:
+        start = _thread.start_new_thread
+        self.assertEqual(self.uses(self.blanket, "c_call", start), [])
+        self.assertEqual(self.uses(self.user, "c_call", start), [
+            "thread started outside blanket by _thread.start_new_thread at cache.py:14"])
+
+    def test_the_setup_notes_thread_starts_only(self) -> None:
+        with unchecked():
+            self.unseen._starts(self.user, "c_call", REAL["Lock"].acquire)
+            self.unseen._starts(self.user, "return", None)
+            self.unseen._starts(frame_in(self.threading, "start"), "call", None)
+        self.assertEqual(self.unseen.notes, [])
 
 
 if __name__ == "__main__":
