@@ -287,6 +287,8 @@ class _Run:
         except StallError as error:
             self.failure = self.failure or ("stall", str(error))
             return
+        finally:
+            self.scenario.close_injections()  # the next run's setup injects afresh
         if self.failure is None and not self.redundant:
             for thread in self.threads:
                 if thread in core.errors:
@@ -309,6 +311,8 @@ class _Run:
             self.scenario.__exit__(None, None, None)
         except StallError:
             pass
+        finally:
+            self.scenario.close_injections()
 
 
 def _run(setup: Setup, name: str, timeout: float,
