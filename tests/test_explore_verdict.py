@@ -112,6 +112,11 @@ class TimedWaits(unittest.TestCase):
         with unchecked():
             self.assertFalse(_wait_for(condition, lambda: False, 0.0))  # type: ignore[arg-type]
         self.assertEqual(condition.waits, 1)
+        # Woken in time but the predicate still false: it waits again.
+        again = Notified()
+        with unchecked():
+            self.assertTrue(_wait_for(again, lambda: again.waits == 2, BOUND))  # type: ignore[arg-type]
+        self.assertEqual(again.waits, 2)
 
     def test_an_abandoned_run_wakes_a_disregarded_timed_event_wait(self) -> None:
         def gated(scenario: Scenario) -> None:
