@@ -11,8 +11,7 @@ import unittest
 import blanket
 
 from .test_explore import explore
-
-BOUND = 5.0  # every wait of these tests ends well within it
+from .test_inject import BOUND, module_from
 
 MODULE = """
 import threading
@@ -27,13 +26,6 @@ _started.set()
 _stopped = threading.Event()
 _gate = threading.Barrier(2, timeout=1.5)
 """
-
-
-def module_from(source: str, name: str = "under_test") -> types.ModuleType:
-    """A throwaway module: *source* run in a fresh module's namespace."""
-    module = types.ModuleType(name)
-    exec(compile(source, f"<{name}>", "exec"), vars(module))
-    return module
 
 
 class Instances(unittest.TestCase):
