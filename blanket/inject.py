@@ -7,8 +7,11 @@ primitive classes (``from threading import Lock``, ``Mutex =
 threading.Lock``: found by value, not by name) to the scenario's class, and
 every name holding the ``threading`` module itself to a
 :class:`ThreadingView`, whose primitive classes are the scenario's and whose
-other attributes are ``threading``'s. Closing the injection puts the original
-values back.
+other attributes are ``threading``'s. A name holding a real primitive made
+at import time (``_lock = threading.Lock()``) is rebound to a scenario
+primitive of the same kind in the same state (a ``Condition``'s lock with
+it; a primitive in use, a held lock or a barrier with waiters, is refused).
+Closing the injection puts the original values back.
 
 Injections into one module nest: an inner one rebinds what the outer one
 installed, and they must be closed innermost first, so that no close can
@@ -76,17 +79,30 @@ class Injection:
         namespace = vars(module)
         view = ThreadingView(scenario)
         rebound = {name for outer in stack for name in outer._originals}
+        twins: dict[int, Any] = {}  # real primitive's id -> its twin, made once
+        replacements: dict[str, Any] = {}
         for name, value in list(namespace.items()):
             replacement = _replacement(value, scenario, view, name in rebound)
+            if replacement is None:
+                try:
+                    replacement = _twin(value, scenario, twins)
+                except ValueError as error:
+                    if not stack:
+                        del _open[module]
+                    raise ValueError(f"cannot inject into module {module.__name__!r}: "
+                                     f"{module.__name__}.{name} is {error}") from None
             if replacement is not None:
-                self._originals[name] = value
-                namespace[name] = replacement
+                replacements[name] = replacement
+        for name, replacement in replacements.items():
+            self._originals[name] = namespace[name]
+            namespace[name] = replacement
         if not self._originals:
             if not stack:
                 del _open[module]
             raise ValueError(
                 f"nothing to inject in module {module.__name__!r}: no name in it "
-                "is bound to threading or to one of its primitive classes. Is it "
+                "is bound to threading, one of its primitive classes or a real "
+                "primitive. Is it "
                 "the module that creates the primitives? A module that imports "
                 "threading inside a function has nothing to patch until then; "
                 "inject into the module it imports from, or import at top level.")
@@ -150,3 +166,53 @@ def _replacement(value: object, scenario: Scenario, view: ThreadingView,
         if value is real:
             return getattr(scenario, kind)
     return None
+
+
+_LOCK_TYPE = type(_thread.allocate_lock())
+
+
+def _twin(value: object, scenario: Scenario, twins: dict[int, Any]) -> Any:
+    """A primitive of *scenario* in the state of the real primitive *value*
+    (each real one gets one twin, kept in *twins*), or ``None`` when
+    *value* is not a real primitive. :class:`ValueError` (saying what
+    *value* is) for one in use: a twin cannot be in the same state."""
+    if id(value) in twins:
+        return twins[id(value)]
+    kind = type(value)
+    if kind is _LOCK_TYPE or kind is _thread.RLock:
+        name = "Lock" if kind is _LOCK_TYPE else "RLock"
+        # An RLock tells whether it is held only in its repr ("count=0").
+        held = value.locked() if kind is _LOCK_TYPE else " count=0 " not in repr(value)  # type: ignore[attr-defined]
+        if held:
+            raise ValueError(f"a real {name} held at the injection")
+        twin: Any = getattr(scenario, name)()
+    elif kind is threading.Condition:
+        assert isinstance(value, threading.Condition)
+        lock = _twin(value._lock, scenario, twins)  # type: ignore[attr-defined]
+        if lock is None:  # a lock of its own kind: the condition cannot be copied
+            raise ValueError(f"a real Condition over {value._lock!r}")  # type: ignore[attr-defined]
+        twin = scenario.Condition(lock)
+    elif kind is threading.Semaphore or kind is threading.BoundedSemaphore:
+        assert isinstance(value, threading.Semaphore)
+        count: int = value._value
+        if kind is threading.BoundedSemaphore:
+            if count != value._initial_value:  # type: ignore[attr-defined]
+                raise ValueError("a real BoundedSemaphore acquired at the injection")
+            twin = scenario.BoundedSemaphore(count)
+        else:
+            twin = scenario.Semaphore(count)
+    elif kind is threading.Event:
+        assert isinstance(value, threading.Event)
+        twin = scenario.Event()
+        if value.is_set():
+            twin._real.set()  # the flag only: no call on the scenario's event
+    elif kind is threading.Barrier:
+        assert isinstance(value, threading.Barrier)
+        if value.n_waiting or value.broken:
+            raise ValueError("a real Barrier in use (waiters, or broken) at the injection")
+        twin = scenario.Barrier(value.parties, value._action,  # type: ignore[attr-defined]
+                                value._timeout)  # type: ignore[attr-defined]
+    else:
+        return None
+    twins[id(value)] = twin
+    return twin

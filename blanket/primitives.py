@@ -22,6 +22,7 @@ import gc
 import itertools
 import sys
 import threading
+import time
 import types
 import typing
 from collections.abc import Callable
@@ -396,6 +397,25 @@ class _WaitLock:
         return True
 
 
+def _wait_for(condition: Condition, predicate: Callable[[], Any],
+              timeout: float | None) -> Any:
+    """``Condition.wait_for`` over a blanket *condition* (see its docstring)."""
+    result = predicate()
+    waittime, deadline = timeout, None
+    while not result:
+        if waittime is not None:
+            if deadline is None:
+                deadline = time.monotonic() + waittime
+            else:
+                waittime = deadline - time.monotonic()
+                if waittime <= 0:
+                    break
+        if not condition.wait(waittime):
+            return predicate()  # timed out: no time is left to wait again
+        result = predicate()
+    return result
+
+
 @_own_methods
 class Condition(_LockBase):
     """A ``threading.Condition`` under blanket's control.
@@ -428,11 +448,15 @@ class Condition(_LockBase):
     def wait_for(self, predicate: Callable[[], Any], timeout: float | None = None) -> Any:
         """Wait until *predicate* is true, as ``Condition.wait_for``.
 
-        It runs the standard library's own ``wait_for`` over this condition,
-        so each ``wait`` inside is a nested transaction, and so is every
-        call the predicate makes on a blanket primitive.
+        It loops as the standard library's ``wait_for`` does over this
+        condition, so each ``wait`` inside is a nested transaction, and so is
+        every call the predicate makes on a blanket primitive. One difference:
+        a ``wait`` inside that times out ends the loop (the predicate is
+        checked once more), as its time is up; the standard library would
+        measure the time left with the clock, which has not moved when a
+        scheduler expired the wait at once, and wait again.
         """
-        wait_for = functools.partial(threading.Condition.wait_for, self)  # type: ignore[arg-type]
+        wait_for = functools.partial(_wait_for, self)
         if self._core.passthrough:
             return wait_for(predicate, timeout)
         return self._core.run(self, self._specs["wait_for"], (predicate, timeout), wait_for)

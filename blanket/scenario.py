@@ -391,7 +391,9 @@ class Scenario:
 
         Names bound to ``threading``'s primitive classes (found by value) are
         rebound to this scenario's; a name bound to the ``threading`` module
-        becomes a :class:`ThreadingView` of it. :class:`ValueError` when the
+        becomes a :class:`ThreadingView` of it; a name bound to a real
+        primitive (made at import time) is rebound to one of this scenario's
+        in the same state. :class:`ValueError` when the
         module has nothing to patch."""
         injection = Injection(self, module)
         self._injections.append(injection)

@@ -1,0 +1,155 @@
+"""What an exploration could not see: threads blanket did not start, real
+primitives it does not regulate, blocking calls it cannot cut short.
+
+blanket schedules only calls on a scenario's primitives. A thread started
+with ``threading.Thread`` runs free of the scheduler; a real
+``threading.Lock`` (one made at import time, say) is taken without a choice
+being offered; a ``time.sleep`` lets real time pass. A search that met any of
+them has not seen every order of the program, however many schedules it
+ran, and must not say it has.
+
+An :class:`Unseen` watches for them with a profile function
+(:func:`sys.setprofile`, per thread, so threads outside the exploration pay
+nothing): in the main thread while the setup runs (threads it starts), and
+in each managed thread while its target runs (threads started, real
+primitives used, blocking calls). Calls made by blanket itself and by the
+``threading`` module on its own behalf are left alone: what is named is the
+first call that comes from elsewhere, at its file and line.
+
+What it does not catch: a thread started by code running in a thread it
+does not watch (a thread started outside is named already), and blocking
+calls other than the real primitives' methods and ``time.sleep`` (sockets,
+``select``, ...).
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+import sys
+import threading
+import time
+import typing
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+_BLANKET = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_THREADING = threading.__file__
+
+# The C primitives, by type: their methods are builtins (a profile's
+# "c_call"), including __exit__, which a ``with`` block calls.
+_C_PRIMITIVES: dict[type, str] = {type(_thread.allocate_lock()): "Lock", _thread.RLock: "RLock"}
+# The primitives written in Python in the threading module: calls into them
+# are a profile's "call" with ``self`` the primitive.
+_PY_PRIMITIVES = (threading.Condition, threading.Semaphore, threading.Event, threading.Barrier)
+_SLEEPS = {id(time.sleep): "time.sleep"}
+_THREAD_STARTS = {id(_thread.start_new_thread)}
+
+Profile = Callable[[FrameType, str, Any], object]
+
+
+def _ours(filename: str) -> bool:
+    """Whether code in *filename* is blanket's or threading's own."""
+    return filename.startswith(_BLANKET) or filename == _THREADING
+
+
+def _site(frame: FrameType) -> str:
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+class Unseen:
+    """What the runs of one exploration met outside blanket's control, as
+    sentences in the order first met (each once)."""
+
+    def __init__(self) -> None:
+        # Keyed by what was met and where: a thread's name differs run to run.
+        self._notes: dict[tuple[str, str], str] = {}
+
+    @property
+    def notes(self) -> list[str]:
+        """What was met, e.g. ``"real Lock used at cache.py:14"``."""
+        return list(self._notes.values())
+
+    def _note(self, what: str, site: str, note: str) -> None:
+        self._notes.setdefault((what, site), f"{note} at {site}")
+
+    # -- the profile functions ---------------------------------------------
+
+    # The profile functions are not type-checked at run time (typing's
+    # no_type_check keeps typeguard off them): they run at every call.
+
+    @typing.no_type_check
+    def _starts(self, frame: FrameType, event: str, arg: Any) -> None:
+        """Note threads started (the setup's profile)."""
+        if event == "call":
+            if frame.f_code.co_filename == _THREADING and frame.f_code.co_name == "start":
+                caller = frame.f_back
+                this = frame.f_locals.get("self")
+                if caller is not None and not _ours(caller.f_code.co_filename) \
+                        and isinstance(this, threading.Thread):
+                    self._note("thread", _site(caller),
+                               f"thread {this.name!r} started outside blanket")
+        elif event == "c_call" and id(arg) in _THREAD_STARTS \
+                and not _ours(frame.f_code.co_filename):
+            self._note("thread", _site(frame),
+                       "thread started outside blanket by _thread.start_new_thread")
+
+    @typing.no_type_check
+    def _uses(self, frame: FrameType, event: str, arg: Any) -> None:
+        """Note threads started, real primitives used and blocking calls (a
+        managed thread's profile)."""
+        if event == "c_call":
+            owner = getattr(arg, "__self__", None)
+            kind = _C_PRIMITIVES.get(type(owner))
+            if kind is None:
+                kind = _SLEEPS.get(id(arg))
+                if kind is not None and not _ours(frame.f_code.co_filename):
+                    self._note(kind, _site(frame), f"blocking call {kind}")
+                    return
+            elif not _ours(frame.f_code.co_filename):
+                self._note(kind, _site(frame), f"real {kind} used")
+                return
+        elif event == "call" and frame.f_code.co_filename == _THREADING:
+            caller = frame.f_back
+            this = frame.f_locals.get("self")
+            if caller is not None and not _ours(caller.f_code.co_filename):
+                if isinstance(this, _PY_PRIMITIVES):
+                    kind = type(this).__name__
+                    self._note(kind, _site(caller), f"real {kind} used")
+                    return
+                if isinstance(this, threading.Thread) and frame.f_code.co_name == "join":
+                    self._note("join", _site(caller), "blocking call Thread.join")
+                    return
+        self._starts(frame, event, arg)
+
+    # -- watching -------------------------------------------------------------
+
+    def setup(self, call: Callable[[], Any]) -> Any:
+        """Run *call* (a setup), noting the threads it starts."""
+        return self._watching(self._starts, call)
+
+    def watch(self, thread: threading.Thread) -> None:
+        """Watch what *thread* (a managed thread not yet started) does."""
+        target: Callable[..., Any] = thread._target  # type: ignore[attr-defined]
+
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            return self._watching(self._uses, target, *args, **kwargs)
+
+        thread._target = watched  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _watching(hook: Profile, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        previous: Any = sys.getprofile()  # typeshed narrows the events to literals
+        if previous is None:
+            sys.setprofile(hook)
+        else:  # a profiler is on (cProfile, ...): it sees every event still
+            @typing.no_type_check
+            def both(frame: FrameType, event: str, arg: Any) -> None:
+                hook(frame, event, arg)
+                previous(frame, event, arg)
+            sys.setprofile(both)
+        try:
+            return call(*args, **kwargs)
+        finally:
+            sys.setprofile(previous)
