@@ -18,6 +18,7 @@ from .primitives import Primitive
 from .signals import to_token
 from .timeline import format_timeline
 from .transaction import Transaction
+from .watch import Watch
 
 _numbers = itertools.count(1)
 
@@ -99,6 +100,7 @@ class Scenario:
         self.timeout = timeout
         self.record_unregulated = record_unregulated
         self._injections: list[Injection] = []
+        self._watch = Watch(core)
         for kind, base in primitives.KINDS.items():
             setattr(self, kind, type(kind, (base,), {
                 "__slots__": (), "_core": core, "__doc__": base.__doc__,
@@ -159,6 +161,8 @@ class Scenario:
         if not callable(target):
             raise TypeError(f"scenario.thread needs a callable target, not {target!r}")
         core = self._core
+        if self._watch.follow_threads:
+            self._watch.follow(target)
         thread = ManagedThread(core, target, args, kwargs)
         if name is not None:
             thread.name = name
@@ -329,6 +333,7 @@ class Scenario:
     # -- entering and exiting ---------------------------------------------------
 
     def __enter__(self) -> Scenario:
+        self._watch.install()
         for thread in self._core.enter():
             thread.start()
         return self
@@ -337,6 +342,7 @@ class Scenario:
         core = self._core
         core.unregulate()
         stuck = core.join(list(core.managed))
+        self._watch.restore()
         if stuck:
             with core.lock:
                 report = core.report()
@@ -348,6 +354,18 @@ class Scenario:
                 exc.add_note(str(error))
                 return
             raise error
+
+    # -- watching plain shared state -------------------------------------------------
+
+    def instrument(self, *targets: object) -> None:
+        """Watch the accesses *targets* make to shared state (attributes,
+        subscripts, globals, ``in``, iteration, the methods of ``list``,
+        ``dict``, ``set`` and ``deque``) while the scenario is entered.
+        A target is a function, a method, a class (its functions) or a
+        module (the functions and classes defined in it); see
+        :mod:`blanket.watch`. The original code is back once the scenario
+        exits."""
+        self._watch.add(*targets)
 
     # -- injection ----------------------------------------------------------------
 
