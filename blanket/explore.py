@@ -634,8 +634,11 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             result.failure = Failure(kind, message, steps,
                                      reproduce(setup, steps, kind, message, run))
             break
-        if grown and search is not None:  # new scheduling points: search again
+        if grown and search is not None:
+            # New scheduling points: the space the search covered is not the
+            # scenario's. Search again; the schedules counted are the new search's.
             search = _DepthFirst(max_preemptions)
+            result.schedules.clear()
             continue
         if search is not None:
             # From split_depth down an alternative keeps this run's first

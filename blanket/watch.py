@@ -80,6 +80,9 @@ CONTAINERS: dict[type, tuple[frozenset[str], frozenset[str]]] = {
            frozenset(n for n in _WRITES if hasattr(kind, n)))
     for kind in (list, dict, set, collections.deque)}
 _METHOD_NAMES = _READS | _WRITES
+# Builtins that read the container they are given as their one argument.
+_READERS = frozenset({"len", "sorted", "list", "tuple", "set", "frozenset", "dict", "sum",
+                      "min", "max", "any", "all", "bool", "reversed", "enumerate", "iter"})
 
 
 class Site:
@@ -144,6 +147,19 @@ class MethodSite(Site):
             state[0].append((self, target, None, write, state[1].epoch))
             if self.racy:
                 state[1].park(self, target, None, write)
+
+
+class ArgumentSite(Site):
+    """The argument of a builtin that reads what it is given (``len(x)``,
+    ``sorted(x)``, ...): a read of a ``list``, ``dict``, ``set`` or
+    ``deque``."""
+
+    __slots__ = ()
+
+    def hit(self, target: object) -> None:
+        """Record a read of *target* if it is one of those containers."""
+        if type(target) in CONTAINERS:
+            Site.hit(self, target)
 
 
 def _adopt() -> tuple[list[Access], Watch] | None:
@@ -313,16 +329,21 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             consts[n], inner = rewrite(const, scope)
             sites += inner
     assembly = Assembly.of(code)
+    calls = _reader_calls(assembly.instructions, code.co_names)
     index = 0
     while index < len(assembly.instructions):
         instruction = assembly.instructions[index]
-        spec = _OPCODES.get(instruction.name)
+        spec = (False, 1, None) if instruction in calls else _OPCODES.get(instruction.name)
         if spec is None:
             index += 1
             continue
         write, depth, shift = spec
         name = None if shift is None else code.co_names[instruction.arg >> shift]
-        kind = MethodSite if name in _METHOD_NAMES and depth else Site
+        kind: type[Site] = Site
+        if instruction in calls:
+            kind = ArgumentSite
+        elif name in _METHOD_NAMES and depth:
+            kind = MethodSite
         site = kind(write, name, depth, code.co_qualname, code.co_filename,
                     instruction.position[0], scope)
         sites.append(site)
@@ -335,6 +356,25 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
     new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 3)
     _rewritten[(id(code), id(scope))] = (code, new, sites)
     return new, sites
+
+
+def _reader_calls(instructions: list[Instruction], names: tuple[str, ...]
+                  ) -> set[Instruction]:
+    """The calls of a reading builtin with one argument (``len(x)``): the
+    instruction that starts each call (``PRECALL`` on 3.11), when nothing
+    but loads come between the builtin's load and the call."""
+    found: set[Instruction] = set()
+    for n, instruction in enumerate(instructions):
+        if instruction.name != "LOAD_GLOBAL" or names[instruction.arg >> 1] not in _READERS:
+            continue
+        for after in instructions[n + 1:]:
+            if after.name in ("PRECALL", "CALL"):
+                if after.arg == 1:
+                    found.add(after)
+                break
+            if not after.name.startswith(("LOAD_", "PUSH_NULL")) or after.name == "LOAD_GLOBAL":
+                break
+    return found
 
 
 def _call(hook: Callable[[object], None], const: int, position: Any, depth: int
