@@ -180,7 +180,7 @@ def _key(tx: Transaction) -> str:
     """What a step acts on, for telling dependent steps apart; for a racy
     access, ``memory:read:`` or ``memory:write:`` and what it reaches."""
     if tx.spec.kind == "Memory":
-        return f"{MEMORY}{tx.spec.name}:{tx.primitive.key}"
+        return f"{MEMORY}{tx.spec.name}:{progress.name_of(tx.primitive)}"
     return progress.name_of(progress.resource(tx.primitive))
 
 
@@ -634,12 +634,13 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             result.failure = Failure(kind, message, steps,
                                      reproduce(setup, steps, kind, message, run))
             break
-        if grown and search is not None:
-            # New scheduling points: the space the search covered is not the
+        if grown:
+            # New scheduling points: the space searched so far is not the
             # scenario's. Search again; the schedules counted are the new search's.
-            search = _DepthFirst(max_preemptions)
             result.schedules.clear()
-            continue
+            if search is not None:
+                search = _DepthFirst(max_preemptions)
+                continue
         if search is not None:
             # From split_depth down an alternative keeps this run's first
             # choices, so it belongs where this run does.

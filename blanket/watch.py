@@ -112,14 +112,7 @@ class Site:
 
     def hit(self, target: object) -> None:
         """The access is about to happen to *target*: record it."""
-        try:
-            state = _local.state
-        except AttributeError:
-            state = _adopt()
-        if state is not None:
-            state[0].append((self, target, self.name, self.write, state[1].epoch))
-            if self.racy:
-                state[1].park(self, target, self.name, self.write)
+        _record(self, target, self.name, self.write)
 
     def __repr__(self) -> str:
         verb = "write" if self.write else "read"
@@ -136,17 +129,21 @@ class MethodSite(Site):
         """Record the access: to the container, or to the attribute."""
         methods = CONTAINERS.get(type(target))
         if methods is None or self.name not in methods[0] | methods[1]:
-            Site.hit(self, target)
-            return
-        try:
-            state = _local.state
-        except AttributeError:
-            state = _adopt()
-        if state is not None:
-            write = self.name in methods[1]
-            state[0].append((self, target, None, write, state[1].epoch))
-            if self.racy:
-                state[1].park(self, target, None, write)
+            _record(self, target, self.name, self.write)
+        else:
+            _record(self, target, None, self.name in methods[1])
+
+
+def _record(site: Site, target: object, name: str | None, write: bool) -> None:
+    """Record the access in the calling thread's list; park a racy one."""
+    try:
+        state = _local.state
+    except AttributeError:
+        state = _adopt()
+    if state is not None:
+        state[0].append((site, target, name, write, state[1].epoch))
+        if site.racy:
+            state[1].park(site, target, name, write)
 
 
 class ArgumentSite(Site):
@@ -159,7 +156,7 @@ class ArgumentSite(Site):
     def hit(self, target: object) -> None:
         """Record a read of *target* if it is one of those containers."""
         if type(target) in CONTAINERS:
-            Site.hit(self, target)
+            _record(self, target, None, False)
 
 
 def _adopt() -> tuple[list[Access], Watch] | None:
@@ -188,11 +185,11 @@ class Memory:
     """The stand-in a racy access parks on: a primitive for the scheduler,
     named by what the access reaches (``Counter.count``)."""
 
-    __slots__ = ("_name", "_label", "key", "_real", "__weakref__")
+    __slots__ = ("_name", "_label", "_real", "__weakref__")
     _kind = "Memory"
 
     def __init__(self, label: str) -> None:
-        self._name = self._label = self.key = label
+        self._name = self._label = label
         self._real = None
 
     def __repr__(self) -> str:
@@ -367,14 +364,22 @@ def _reader_calls(instructions: list[Instruction], names: tuple[str, ...]
     for n, instruction in enumerate(instructions):
         if instruction.name != "LOAD_GLOBAL" or names[instruction.arg >> 1] not in _READERS:
             continue
-        for after in instructions[n + 1:]:
+        for after in instructions[n + 1:]:  # pragma: no branch - code ends in a return
             if after.name in ("PRECALL", "CALL"):
                 if after.arg == 1:
                     found.add(after)
                 break
-            if not after.name.startswith(("LOAD_", "PUSH_NULL")) or after.name == "LOAD_GLOBAL":
+            if not after.name.startswith(("LOAD_", "PUSH_NULL")) or _prepares_call(after):
                 break
     return found
+
+
+def _prepares_call(instruction: Instruction) -> bool:
+    """Whether *instruction* loads a callable for a call (with its ``NULL``
+    or ``self``): the call that follows is not the builtin's."""
+    name = instruction.name
+    return name == "LOAD_METHOD" or (name == "LOAD_GLOBAL" and bool(instruction.arg & 1)) \
+        or (name == "LOAD_ATTR" and bool(_NAME_SHIFT) and bool(instruction.arg & 1))
 
 
 def _call(hook: Callable[[object], None], const: int, position: Any, depth: int
