@@ -86,7 +86,7 @@ def find(records: Sequence[tuple[int, str, Sequence[Access]]], trace: Sequence[T
             targets[id(target)] = target
             entries = seen.setdefault((id(target), attribute), {})
             entries.setdefault((thread, site, write, epoch), name)
-    races: dict[tuple[Site, Site, str], Race] = {}
+    races: dict[tuple[str, Site, str, Site, str], Race] = {}
     sites: set[Site] = set()
     for (target_id, attribute), entries in seen.items():
         items = list(entries.items())
@@ -100,7 +100,7 @@ def find(records: Sequence[tuple[int, str, Sequence[Access]]], trace: Sequence[T
                 first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
                                        key=lambda side: (side[0], side[1].line or 0))
                 sites.update((a[1], b[1]))
-                races.setdefault((first[1], second[1], what), Race(
+                races.setdefault((*first[:2], *second[:2], what), Race(
                     what, (first[0], _verb(first[2]), first[1].where),
                     (second[0], _verb(second[2]), second[1].where)))
     return list(races.values()), sites
