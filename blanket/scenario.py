@@ -333,8 +333,9 @@ class Scenario:
     # -- entering and exiting ---------------------------------------------------
 
     def __enter__(self) -> Scenario:
+        threads = self._core.enter()
         self._watch.install()
-        for thread in self._core.enter():
+        for thread in threads:
             thread.start()
         return self
 

@@ -38,9 +38,6 @@ from .transaction import CallSpec
 if TYPE_CHECKING:  # pragma: no cover
     from .core import ScenarioCore
 
-#: ``(site, object, name, write, epoch)``: one access as a thread records it.
-Access = tuple["Site", object, "str | None", bool, int]
-
 _local = threading.local()
 # The watch of each entered scenario that has one, by its core.
 _watches: dict[object, Watch] = {}
@@ -157,6 +154,10 @@ class ArgumentSite(Site):
         """Record a read of *target* if it is one of those containers."""
         if type(target) in CONTAINERS:
             _record(self, target, None, False)
+
+
+#: ``(site, object, name, write, epoch)``: one access as a thread records it.
+Access = tuple[Site, object, str | None, bool, int]
 
 
 def _adopt() -> tuple[list[Access], Watch] | None:

@@ -53,6 +53,11 @@ class SixBugs(unittest.TestCase):
         self.assertEqual([str(step) for step in result.failure.schedule], [
             "A: read Counter.count", "B: read Counter.count",
             "B: write Counter.count", "A: write Counter.count"])
+        # No test replays such a schedule yet: the source says so, and is no test.
+        self.assertEqual(result.failure.source, (
+            "# A ScenarioTestCase cannot replay steps at data races yet (A: read "
+            "Counter.count, B: read Counter.count, B: write Counter.count, A: write "
+            "Counter.count):\n# see the failure's schedule.\n"))
 
 
 def unordered_flag(scenario: Scenario) -> None:
