@@ -7,7 +7,7 @@ watched function runs a rewritten copy of its code object (the original is
 put back when the scenario exits): before every attribute, subscript and
 global load, store or delete, every ``in`` and every ``iter()``, a call
 hands the object about to be accessed to a :class:`Site` (one per
-instruction). A site records ``(site, object, name, write, epoch)`` in a
+instruction); a closure's variable is its cell. A site records ``(site, object, name, write, epoch)`` in a
 list that only its thread appends to; :mod:`blanket.races` reads the lists
 once the threads have finished. Loads of the methods of ``list``, ``dict``,
 ``set`` and ``deque`` that read or change the container count as accesses
@@ -17,7 +17,7 @@ A site :mod:`blanket.explore` found racing is *racy*: there the access first
 parks as a call on a :class:`Memory` stand-in, a step the scheduler chooses
 like any other (``A: write Counter.count``).
 
-Not watched: local variables and closure cells, code that is not named,
+Not watched: local variables, code that is not named,
 frames already running when the code was swapped, and threads blanket did
 not start.
 """
@@ -44,8 +44,9 @@ _watches: dict[object, Watch] = {}
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 
 # Per opcode: whether it writes, how deep under the top of the stack the
-# accessed object is (0: the function's globals), and how its argument
-# gives the attribute or global name (None: a container access).
+# accessed object is (0: the function's globals, -1: a cell), and how its
+# argument gives the attribute or global name (None: a container access,
+# or for a cell its variable's name).
 _OPCODES: dict[str, tuple[bool, int, int | None]] = {
     "LOAD_ATTR": (False, 1, _NAME_SHIFT),
     "LOAD_METHOD": (False, 1, 0),
@@ -61,6 +62,10 @@ _OPCODES: dict[str, tuple[bool, int, int | None]] = {
     "LOAD_GLOBAL": (False, 0, 1),
     "STORE_GLOBAL": (True, 0, 0),
     "DELETE_GLOBAL": (True, 0, 0),
+    # A closure's variable: the cell (depth -1), named by the variable.
+    "LOAD_DEREF": (False, -1, None),
+    "STORE_DEREF": (True, -1, None),
+    "DELETE_DEREF": (True, -1, None),
 }
 
 _READS = {"copy", "count", "index", "get", "items", "keys", "values", "isdisjoint",
@@ -172,9 +177,12 @@ def _adopt() -> tuple[list[Access], Watch] | None:
 
 def describe(target: object, name: str | None, site: Site) -> str:
     """What an access reaches, for steps and reports: ``Counter.count``,
-    ``module.name`` for a global, ``dict`` for a container."""
+    ``module.name`` for a global, ``dict`` for a container, the variable's
+    name for a closure's."""
     if name is None:
         return type(target).__name__
+    if site.depth < 0:  # a closure's variable
+        return name
     if site.depth == 0:
         return f"{site.scope.get('__name__', '?')}.{name}"
     if isinstance(target, (type, types.ModuleType)):
@@ -308,6 +316,8 @@ def _functions(target: object) -> Iterator[types.FunctionType]:
 _CALL, _CALL_LOAD = call_template()
 _COPY = dis.opmap["COPY"]
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
+# What pushes a cell itself: LOAD_CLOSURE, which 3.13 compiles to LOAD_FAST.
+_LOAD_CELL = dis.opmap["LOAD_CLOSURE" if sys.version_info < (3, 13) else "LOAD_FAST"]
 # Rewritten code per original code object and globals (the original kept
 # alive with it, so the id is not reused).
 _rewritten: dict[tuple[int, int], tuple[types.CodeType, types.CodeType, list[Site]]] = {}
@@ -336,16 +346,19 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             index += 1
             continue
         write, depth, shift = spec
-        name = None if shift is None else code.co_names[instruction.arg >> shift]
+        if depth < 0:
+            name = code._varname_from_oparg(instruction.arg)  # type: ignore[attr-defined]
+        else:
+            name = None if shift is None else code.co_names[instruction.arg >> shift]
         kind: type[Site] = Site
         if instruction in calls:
             kind = ArgumentSite
-        elif name in _METHOD_NAMES and depth:
+        elif name in _METHOD_NAMES and depth > 0:
             kind = MethodSite
         site = kind(write, name, depth, code.co_qualname, code.co_filename,
                     instruction.position[0], scope)
         sites.append(site)
-        call = _call(site.hit, len(consts), instruction.position, depth)
+        call = _call(site.hit, len(consts), instruction, depth)
         consts.append(site.hit)
         if depth == 0:
             consts.append(scope)
@@ -383,15 +396,21 @@ def _prepares_call(instruction: Instruction) -> bool:
         or (name == "LOAD_ATTR" and bool(_NAME_SHIFT) and bool(instruction.arg & 1))
 
 
-def _call(hook: Callable[[object], None], const: int, position: Any, depth: int
+def _call(hook: Callable[[object], None], const: int, access: Instruction, depth: int
           ) -> list[Instruction]:
-    """``hook(x)`` with ``x`` copied from *depth* under the stack's top, or
-    the globals (the constant after the hook's) when *depth* is 0."""
+    """``hook(x)`` before *access*, with ``x`` copied from *depth* under the
+    stack's top, the globals (the constant after the hook's) when *depth* is
+    0, or the cell *access* reaches when *depth* is -1."""
+    position = access.position
     call = [Instruction(i.opcode, i.arg, i.caches, position) for i in _CALL]
     call[_CALL_LOAD].opcode, call[_CALL_LOAD].arg = _LOAD_CONST, const
     at = next(n for n, i in enumerate(call) if i.name in ("PRECALL", "CALL"))
-    argument = (Instruction(_LOAD_CONST, const + 1, 0, position) if depth == 0
-                else Instruction(_COPY, depth + 2, 0, position))
+    if depth < 0:
+        argument = Instruction(_LOAD_CELL, access.arg, 0, position)
+    elif depth == 0:
+        argument = Instruction(_LOAD_CONST, const + 1, 0, position)
+    else:
+        argument = Instruction(_COPY, depth + 2, 0, position)
     call.insert(at, argument)
     for instruction in call[at + 1:-1]:
         instruction.arg = 1

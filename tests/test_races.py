@@ -60,6 +60,39 @@ class SixBugs(unittest.TestCase):
             "Counter.count):\n# see the failure's schedule.\n"))
 
 
+def closure_counter(scenario: Scenario, locked: bool) -> Invariant:
+    """``nonlocal count; count += 1``: the cell is the shared state."""
+    count = 0
+    lock = scenario.Lock()
+
+    def increment() -> None:
+        nonlocal count
+        if locked:
+            lock.acquire()
+        count += 1
+        if locked:
+            lock.release()
+
+    scenario.thread(increment)
+    scenario.thread(increment)
+
+    def both_counted() -> None:
+        assert count == 2, f"count is {count}"
+    return both_counted
+
+
+class Closures(unittest.TestCase):
+    def test_a_closure_variable_races_and_its_fix_does_not(self) -> None:
+        result = blanket.explore(lambda scenario: closure_counter(scenario, False))
+        assert result.failure is not None
+        self.assertIn("count is 1", result.failure.message)
+        self.assertEqual([str(step) for step in result.failure.schedule],
+                         ["A: read count", "B: read count", "B: write count", "A: write count"])
+        fixed = blanket.explore(lambda scenario: closure_counter(scenario, True))
+        self.assertTrue(fixed.exhausted)
+        self.assertEqual((fixed.races, fixed.count), ([], 2))
+
+
 def unordered_flag(scenario: Scenario) -> None:
     """A write and a read of a flag, no lock: a race, no failure."""
     flag = race_bugs.Config()

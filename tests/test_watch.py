@@ -162,6 +162,22 @@ class Rewrite(unittest.TestCase):
                  if isinstance(access[0], watch.ArgumentSite)]
         self.assertEqual(reads, ["list", "list", "dict"])
 
+    def test_a_closure_variable_is_its_cell(self) -> None:
+        count = 0
+
+        def increment() -> int:
+            nonlocal count
+            count += 1
+            return count
+
+        with Recording() as recording:
+            self.assertEqual(rewritten(increment)(), 1)
+        self.assertEqual(count, 1)
+        self.assertEqual(recording.seen(), [("cell", "count", False), ("cell", "count", True),
+                                            ("cell", "count", False)])
+        site = recording.accesses[0][0]
+        self.assertEqual(watch.describe(recording.accesses[0][1], "count", site), "count")
+
     def test_a_container_method_name_on_something_else_is_an_attribute(self) -> None:
         class Other:
             def append(self) -> int:
