@@ -40,9 +40,9 @@ def watched_access(n: int) -> float:
     code, _ = watch.rewrite(_bump.__code__, _bump.__globals__)
     watched = types.FunctionType(code, _bump.__globals__)
     saved = watch._local.__dict__.copy()
-    accesses: list[Any] = []
+    record: list[Any] = []
     try:
-        watch._local.state = (accesses, _Epoch)
+        watch._local.state = (record, _Epoch)
         started = time.perf_counter_ns()
         watched(_Counter(), n)
         spent = time.perf_counter_ns() - started

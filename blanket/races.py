@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from .watch import Access, Site, describe
+from .watch import Site, accesses, describe
 
 #: One step of a run: its thread's number, its key (what it acted on), and
 #: the threads it moved besides its own.
@@ -73,16 +74,17 @@ def _join(clock: dict[int, int], other: dict[int, int]) -> dict[int, int]:
     return clock
 
 
-def find(records: Sequence[tuple[int, str, Sequence[Access]]], trace: Sequence[TraceStep]
+def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceStep]
          ) -> tuple[list[Race], set[Site]]:
-    """The races among *records* (each thread's number, name and accesses)
+    """The races among *records* (each thread's number, name and flat record
+    of accesses, see :func:`blanket.watch.accesses`)
     under the happens-before of *trace*; and the sites taking part."""
     after = clocks(trace)
     # What each thread did to each piece of state, once per site, kind and epoch.
     seen: dict[tuple[int, str | None], dict[tuple[int, Site, bool, int], str]] = {}
     targets: dict[int, object] = {}
-    for thread, name, accesses in records:
-        for site, target, attribute, write, epoch in accesses:
+    for thread, name, record in records:
+        for site, target, attribute, write, epoch in accesses(record):
             targets[id(target)] = target
             entries = seen.setdefault((id(target), attribute), {})
             entries.setdefault((thread, site, write, epoch), name)

@@ -7,9 +7,11 @@ watched function runs a rewritten copy of its code object (the original is
 put back when the scenario exits): before every attribute, subscript and
 global load, store or delete, every ``in`` and every ``iter()``, a call
 hands the object about to be accessed to a :class:`Site` (one per
-instruction); a closure's variable is its cell. A site records ``(site, object, name, write, epoch)`` in a
-list that only its thread appends to; :mod:`blanket.races` reads the lists
-once the threads have finished. Loads of the methods of ``list``, ``dict``,
+instruction); a closure's variable is its cell. A site records the access
+(:data:`Access`) in a list that only its thread appends to, flat: five
+items an access, so that recording allocates nothing the garbage collector
+tracks. :mod:`blanket.races` reads the lists once the threads have
+finished. Loads of the methods of ``list``, ``dict``,
 ``set`` and ``deque`` that read or change the container count as accesses
 to the container.
 
@@ -143,7 +145,7 @@ def _record(site: Site, target: object, name: str | None, write: bool) -> None:
     except AttributeError:
         state = _adopt()
     if state is not None:
-        state[0].append((site, target, name, write, state[1].epoch))
+        state[0].extend((site, target, name, write, state[1].epoch))
         if site.racy:
             state[1].park(site, target, name, write)
 
@@ -165,7 +167,13 @@ class ArgumentSite(Site):
 Access = tuple[Site, object, str | None, bool, int]
 
 
-def _adopt() -> tuple[list[Access], Watch] | None:
+def accesses(record: list[Any]) -> Iterator[Access]:
+    """The accesses in a thread's flat *record*."""
+    items = iter(record)
+    return zip(items, items, items, items, items, strict=True)  # type: ignore[return-value]
+
+
+def _adopt() -> tuple[list[Any], Watch] | None:
     """The calling thread's record, made on its first access: threads of a
     scenario that watches record, others (the scheduler) do not."""
     thread = threading.current_thread()
@@ -226,7 +234,7 @@ class Watch:
         #: The exploration's current step, which each access is tagged with.
         self.epoch = -1
         #: Each thread's accesses, in the order threads made their first.
-        self.records: list[tuple[threading.Thread, list[Access]]] = []
+        self.records: list[tuple[threading.Thread, list[Any]]] = []
         self._memory: dict[str, Memory] = {}
         self._installed: list[tuple[types.FunctionType, types.CodeType]] = []
 
@@ -275,12 +283,12 @@ class Watch:
         for site in self.racy:
             site.racy = False
 
-    def join(self, thread: threading.Thread) -> tuple[list[Access], Watch]:
+    def join(self, thread: threading.Thread) -> tuple[list[Any], Watch]:
         """A new list for *thread*'s accesses."""
-        accesses: list[Access] = []
+        record: list[Any] = []
         with self.core.lock:
-            self.records.append((thread, accesses))
-        return accesses, self
+            self.records.append((thread, record))
+        return record, self
 
     def park(self, site: Site, target: object, name: str | None, write: bool) -> None:
         """Park the access as a call, for the scheduler to let go."""

@@ -68,15 +68,20 @@ class Recording:
     """Makes the calling (main) thread record into a list, for a while."""
 
     def __init__(self) -> None:
-        self.accesses: list[watch.Access] = []
+        self.record: list[Any] = []
+        self.parked: list[tuple[Any, ...]] = []
         self.epoch = 3
 
+    @property
+    def accesses(self) -> list[watch.Access]:
+        return list(watch.accesses(self.record))
+
     def park(self, *args: Any) -> None:
-        self.accesses.append(("parked", *args))  # type: ignore[arg-type]
+        self.parked.append(args)
 
     def __enter__(self) -> Recording:
         self.before = watch._local.__dict__.copy()
-        watch._local.state = (self.accesses, self)
+        watch._local.state = (self.record, self)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -215,16 +220,16 @@ class Rewrite(unittest.TestCase):
         finally:
             for site in sites:
                 site.racy = False
-        parked = [access for access in recording.accesses if access[0] == "parked"]
+        parked = recording.parked
         self.assertEqual(len(parked), 3)
-        self.assertEqual([p[3:] for p in parked], [("value", False), ("value", True),
+        self.assertEqual([p[2:] for p in parked], [("value", False), ("value", True),
                                                     ("value", False)])
         # A container method at a racy site parks as a container access.
         site = watch.MethodSite(True, "append", 1, "f", "file", 1, {})
         site.racy = True
         with Recording() as recording:
             site.hit([])
-        self.assertEqual(recording.accesses[-1][3:], (None, True))
+        self.assertEqual(recording.parked[-1][2:], (None, True))
 
 
 class Describe(unittest.TestCase):
@@ -260,7 +265,8 @@ class Instrument(unittest.TestCase):
             self.assertIsNot(Box.bump.__code__, original)
         self.assertIs(Box.bump.__code__, original)
         records = scenario._watch.records
-        self.assertEqual([(t, [(a[2], a[3]) for a in accesses]) for t, accesses in records],
+        self.assertEqual([(t, [(a[2], a[3]) for a in watch.accesses(record)])
+                          for t, record in records],
                          [(thread, [("value", False), ("value", True), ("value", False)])])
 
     def test_a_target_named_while_entered_is_watched_at_once(self) -> None:
@@ -288,9 +294,9 @@ class Instrument(unittest.TestCase):
     def test_each_thread_records_into_its_own_list(self) -> None:
         core = blanket.Scenario()._core
         watching = Watch(core)
-        accesses, owner = watching.join(threading.current_thread())
+        record, owner = watching.join(threading.current_thread())
         self.assertIs(owner, watching)
-        self.assertEqual(watching.records, [(threading.current_thread(), accesses)])
+        self.assertEqual(watching.records, [(threading.current_thread(), record)])
 
 
 if __name__ == "__main__":
