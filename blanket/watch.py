@@ -170,7 +170,7 @@ Access = tuple[Site, object, str | None, bool, int]
 def accesses(record: list[Any]) -> Iterator[Access]:
     """The accesses in a thread's flat *record*."""
     items = iter(record)
-    return zip(items, items, items, items, items, strict=True)  # type: ignore[return-value]
+    return zip(items, items, items, items, items, strict=True)
 
 
 def _adopt() -> tuple[list[Any], Watch] | None:
