@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import dis
+import functools
 import sys
 import threading
 import types
@@ -301,7 +302,9 @@ class Watch:
 
 
 def _functions(target: object) -> Iterator[types.FunctionType]:
-    """The Python functions *target* names."""
+    """The Python functions *target* names (a ``functools.partial``'s)."""
+    while isinstance(target, functools.partial):
+        target = target.func
     target = getattr(target, "__func__", target)
     if isinstance(target, types.FunctionType):
         yield target

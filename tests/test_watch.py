@@ -6,6 +6,7 @@ modules."""
 from __future__ import annotations
 
 import collections
+import functools
 import sys
 import threading
 import types
@@ -283,6 +284,8 @@ class Instrument(unittest.TestCase):
              "def g():\n    return 1\nfrom threading import Lock\n", module.__dict__)
         self.assertEqual(sorted(f.__name__ for f in watch._functions(module)), ["f", "g"])
         self.assertEqual(list(watch._functions(Box().bump)), [Box.bump])
+        partial = functools.partial(functools.partial(counted), Box())
+        self.assertEqual(list(watch._functions(partial)), [counted])
 
     def test_a_target_without_python_code_is_refused(self) -> None:
         scenario = blanket.Scenario()
