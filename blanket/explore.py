@@ -154,7 +154,8 @@ class Exploration:
     def __str__(self) -> str:
         found = "no failure" if self.failure is None else f"a failure: {self.failure}"
         space = ", the whole space" if self.exhausted else ""
-        return (f"{self.strategy}: {self.count} distinct schedule(s){space} in "
+        races = f", {len(self.races)} data race(s)" if self.races else ""
+        return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
                 f"{self.elapsed:.2f} s; {found}")
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import collections
 import dis
 import functools
+import os
 import sys
 import threading
 import types
@@ -45,6 +46,8 @@ _local = threading.local()
 # The watch of each entered scenario that has one, by its core.
 _watches: dict[object, Watch] = {}
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
+# The files of code never watched: blanket's own, and threading's.
+_UNWATCHED = (os.path.dirname(os.path.abspath(__file__)) + os.sep, threading.__file__)
 
 # Per opcode: whether it writes, how deep under the top of the stack the
 # accessed object is (0: the function's globals, -1: a cell), and how its
@@ -255,7 +258,10 @@ class Watch:
         self._watch(list(_functions(target)))
 
     def _watch(self, functions: list[types.FunctionType]) -> None:
-        new = [f for f in functions if f not in self.functions]
+        # blanket's own code and threading's are never watched: blanket
+        # runs them itself (a thread's target may be a primitive's method).
+        new = [f for f in functions if f not in self.functions
+               and not f.__code__.co_filename.startswith(_UNWATCHED)]
         self.functions.update(dict.fromkeys(new))
         if _watches.get(self.core) is self:  # entered: at once
             self._install(new)
@@ -303,7 +309,7 @@ class Watch:
 
 def _functions(target: object) -> Iterator[types.FunctionType]:
     """The Python functions *target* names (a ``functools.partial``'s)."""
-    while isinstance(target, functools.partial):
+    while type(target) is functools.partial:  # not a primitive's SwitchedMethod
         target = target.func
     target = getattr(target, "__func__", target)
     if isinstance(target, types.FunctionType):

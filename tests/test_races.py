@@ -139,6 +139,8 @@ class Reporting(unittest.TestCase):
         self.assertTrue(reported.exhausted)
         self.assertEqual(len(reported.races), 1)
         self.assertEqual(reported.count, 2)  # the two orders of the write and the read
+        self.assertRegex(str(reported), r"^dfs: 2 distinct schedule\(s\), the whole space, "
+                                        r"1 data race\(s\) in .* s; no failure$")
 
     def test_off_watches_nothing(self) -> None:
         with quiet_thread_errors():

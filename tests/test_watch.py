@@ -292,6 +292,11 @@ class Instrument(unittest.TestCase):
         with unchecked(), self.assertRaisesRegex(TypeError, "len.* has no Python function"):
             scenario.instrument(len)
         scenario._watch.follow(len)  # a thread's target: nothing to watch, no error
+        # A primitive's method, threading's own: neither is watched.
+        event = scenario.Event()
+        scenario._watch.follow(event.wait)
+        scenario._watch.follow(type(event).wait)
+        scenario._watch.follow(threading.Event().wait)
         self.assertEqual(scenario._watch.functions, {})
 
     def test_each_thread_records_into_its_own_list(self) -> None:
