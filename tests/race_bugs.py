@@ -1,33 +1,38 @@
 """Data races on plain shared state, each beside its locked fix: setups for
-:func:`blanket.explore` (the bugs of issue 15, as users write them)."""
+:func:`blanket.explore` (the bugs of issue 15, as users write them). The
+buggy versions take a lock that does nothing."""
 
 from __future__ import annotations
 
 import collections
+import contextlib
 from collections.abc import Callable
+from typing import Any
 
 from blanket import Scenario
 
 Invariant = Callable[[], None]
 
 
+def _lock(scenario: Scenario, locked: bool) -> Any:
+    """The scenario's lock for a fix, a context that does nothing for a bug."""
+    return scenario.Lock() if locked else contextlib.nullcontext()
+
+
 # -- a counter: self.count += 1 ------------------------------------------------------
 
 class Counter:
-    def __init__(self, lock: object = None) -> None:
+    def __init__(self, lock: Any) -> None:
         self.count = 0
         self.lock = lock
 
     def increment(self) -> None:
-        if self.lock is None:
+        with self.lock:
             self.count += 1
-        else:
-            with self.lock:  # type: ignore[attr-defined]
-                self.count += 1
 
 
 def _counter(scenario: Scenario, locked: bool) -> Invariant:
-    counter = Counter(scenario.Lock() if locked else None)
+    counter = Counter(_lock(scenario, locked))
     scenario.thread(counter.increment)
     scenario.thread(counter.increment)
 
@@ -36,32 +41,20 @@ def _counter(scenario: Scenario, locked: bool) -> Invariant:
     return both_counted
 
 
-def counter(scenario: Scenario) -> Invariant:
-    return _counter(scenario, locked=False)
-
-
-def counter_fixed(scenario: Scenario) -> Invariant:
-    return _counter(scenario, locked=True)
-
-
 # -- a cache: if key not in d: d[key] = make() ---------------------------------------
 
 def _cache(scenario: Scenario, locked: bool) -> Invariant:
     cache: dict[str, object] = {}
     made: list[object] = []
-    lock = scenario.Lock()
+    lock = _lock(scenario, locked)
 
     def get() -> object:
-        if locked:
-            lock.acquire()
-        if "key" not in cache:
-            value = object()
-            made.append(value)
-            cache["key"] = value
-        result = cache["key"]
-        if locked:
-            lock.release()
-        return result
+        with lock:
+            if "key" not in cache:
+                value = object()
+                made.append(value)
+                cache["key"] = value
+            return cache["key"]
 
     scenario.thread(get)
     scenario.thread(get)
@@ -71,46 +64,25 @@ def _cache(scenario: Scenario, locked: bool) -> Invariant:
     return made_once
 
 
-def cache(scenario: Scenario) -> Invariant:
-    return _cache(scenario, locked=False)
-
-
-def cache_fixed(scenario: Scenario) -> Invariant:
-    return _cache(scenario, locked=True)
-
-
 # -- a stack: if len(stack): stack.pop() -----------------------------------------------
 
 class Stack:
-    def __init__(self, lock: object = None) -> None:
+    def __init__(self, lock: Any) -> None:
         self.items = [1]
         self.lock = lock
 
     def take(self) -> object:
-        if self.lock is not None:
-            self.lock.acquire()  # type: ignore[attr-defined]
-        try:
+        with self.lock:
             if len(self.items):
                 return self.items.pop()
             return None
-        finally:
-            if self.lock is not None:
-                self.lock.release()  # type: ignore[attr-defined]
 
 
 def _stack(scenario: Scenario, locked: bool) -> Invariant:
-    stack = Stack(scenario.Lock() if locked else None)
+    stack = Stack(_lock(scenario, locked))
     scenario.thread(stack.take)
     scenario.thread(stack.take)
     return lambda: None  # the race shows as an IndexError in a thread
-
-
-def stack(scenario: Scenario) -> Invariant:
-    return _stack(scenario, locked=False)
-
-
-def stack_fixed(scenario: Scenario) -> Invariant:
-    return _stack(scenario, locked=True)
 
 
 # -- publish before init -------------------------------------------------------------
@@ -122,32 +94,26 @@ class Config:
 
 
 class Holder:
-    def __init__(self, lock: object = None) -> None:
+    def __init__(self, lock: Any) -> None:
         self.config: Config | None = None
         self.lock = lock
         self.seen: list[int] = []
 
     def publish(self) -> None:
-        if self.lock is not None:
-            self.lock.acquire()  # type: ignore[attr-defined]
-        config = Config()
-        self.config = config  # published before its value is set
-        config.value = 42
-        if self.lock is not None:
-            self.lock.release()  # type: ignore[attr-defined]
+        with self.lock:
+            config = Config()
+            self.config = config  # published before its value is set
+            config.value = 42
 
     def read(self) -> None:
-        if self.lock is not None:
-            self.lock.acquire()  # type: ignore[attr-defined]
-        config = self.config
-        if config is not None:
-            self.seen.append(config.value)
-        if self.lock is not None:
-            self.lock.release()  # type: ignore[attr-defined]
+        with self.lock:
+            config = self.config
+            if config is not None:
+                self.seen.append(config.value)
 
 
 def _publish(scenario: Scenario, locked: bool) -> Invariant:
-    holder = Holder(scenario.Lock() if locked else None)
+    holder = Holder(_lock(scenario, locked))
     scenario.instrument(Holder)
     scenario.thread(holder.publish)
     scenario.thread(holder.read)
@@ -157,33 +123,22 @@ def _publish(scenario: Scenario, locked: bool) -> Invariant:
     return only_whole_configs
 
 
-def publish(scenario: Scenario) -> Invariant:
-    return _publish(scenario, locked=False)
-
-
-def publish_fixed(scenario: Scenario) -> Invariant:
-    return _publish(scenario, locked=True)
-
-
 # -- a bank transfer -----------------------------------------------------------------
 
 class Bank:
-    def __init__(self, lock: object = None) -> None:
+    def __init__(self, lock: Any) -> None:
         self.accounts = {"a": 100, "b": 100}
         self.lock = lock
 
     def transfer(self, source: str, target: str, amount: int) -> None:
-        if self.lock is not None:
-            self.lock.acquire()  # type: ignore[attr-defined]
-        balance = self.accounts[source]
-        self.accounts[source] = balance - amount
-        self.accounts[target] = self.accounts[target] + amount
-        if self.lock is not None:
-            self.lock.release()  # type: ignore[attr-defined]
+        with self.lock:
+            balance = self.accounts[source]
+            self.accounts[source] = balance - amount
+            self.accounts[target] = self.accounts[target] + amount
 
 
 def _bank(scenario: Scenario, locked: bool) -> Invariant:
-    bank = Bank(scenario.Lock() if locked else None)
+    bank = Bank(_lock(scenario, locked))
     scenario.thread(bank.transfer, "a", "b", 30)
     scenario.thread(bank.transfer, "b", "a", 10)
 
@@ -193,60 +148,61 @@ def _bank(scenario: Scenario, locked: bool) -> Invariant:
     return money_kept
 
 
-def bank(scenario: Scenario) -> Invariant:
-    return _bank(scenario, locked=False)
-
-
-def bank_fixed(scenario: Scenario) -> Invariant:
-    return _bank(scenario, locked=True)
-
-
 # -- a flag set after deque.append (the trylock-drain shape) -------------------------
 
 class Mailbox:
-    def __init__(self, lock: object = None) -> None:
+    def __init__(self, lock: Any) -> None:
         self.queue: collections.deque[int] = collections.deque()
         self.full = False
         self.lock = lock
         self.got: list[int] = []
 
     def send(self) -> None:
-        if self.lock is not None:
-            self.lock.acquire()  # type: ignore[attr-defined]
-        self.queue.append(1)
-        self.full = True
-        if self.lock is not None:
-            self.lock.release()  # type: ignore[attr-defined]
+        with self.lock:
+            self.queue.append(1)
+            self.full = True
 
     def drain(self) -> None:
-        if self.lock is not None:
-            self.lock.acquire()  # type: ignore[attr-defined]
-        if self.full:
-            self.got.append(self.queue.popleft())
-            self.full = False
-        elif self.queue:  # the flag says empty: the queue must be
-            raise AssertionError("an item is queued but the flag is not set")
-        if self.lock is not None:
-            self.lock.release()  # type: ignore[attr-defined]
+        with self.lock:
+            if self.full:
+                self.got.append(self.queue.popleft())
+                self.full = False
+            elif self.queue:  # the flag says empty: the queue must be
+                raise AssertionError("an item is queued but the flag is not set")
 
 
 def _mailbox(scenario: Scenario, locked: bool) -> Invariant:
-    box = Mailbox(scenario.Lock() if locked else None)
+    box = Mailbox(_lock(scenario, locked))
     scenario.thread(box.send)
     scenario.thread(box.drain)
     return lambda: None
 
 
-def mailbox(scenario: Scenario) -> Invariant:
-    return _mailbox(scenario, locked=False)
+Setup = Callable[[Scenario], Invariant]
 
 
-def mailbox_fixed(scenario: Scenario) -> Invariant:
-    return _mailbox(scenario, locked=True)
+def _versions(make: Callable[[Scenario, bool], Invariant]) -> tuple[Setup, Setup]:
+    """The bug's setup and its fix's, named after *make*."""
+    def bug(scenario: Scenario) -> Invariant:
+        return make(scenario, False)
 
+    def fixed(scenario: Scenario) -> Invariant:
+        return make(scenario, True)
+
+    bug.__qualname__ = bug.__name__ = make.__name__.strip("_")
+    fixed.__qualname__ = fixed.__name__ = f"{bug.__name__}_fixed"
+    return bug, fixed
+
+
+counter, counter_fixed = _versions(_counter)
+cache, cache_fixed = _versions(_cache)
+stack, stack_fixed = _versions(_stack)
+publish, publish_fixed = _versions(_publish)
+bank, bank_fixed = _versions(_bank)
+mailbox, mailbox_fixed = _versions(_mailbox)
 
 #: Each bug's setup, its locked fix, and what its failure says.
-BUGS: dict[str, tuple[Callable[[Scenario], Invariant], Callable[[Scenario], Invariant], str]] = {
+BUGS: dict[str, tuple[Setup, Setup, str]] = {
     "counter": (counter, counter_fixed, "count is 1"),
     "cache": (cache, cache_fixed, "made 2 values"),
     "stack": (stack, stack_fixed, "IndexError"),

@@ -44,7 +44,7 @@ class SixBugs(unittest.TestCase):
     def test_the_races_name_both_sides(self) -> None:
         with quiet_thread_errors():
             result = blanket.explore(race_bugs.counter)
-        line = race_bugs.Counter.increment.__code__.co_firstlineno + 2
+        line = race_bugs.Counter.increment.__code__.co_firstlineno + 2  # the += line
         self.assertEqual([str(race) for race in result.races], [
             f"Counter.count: A writes at {FILE}:{line}, B reads at {FILE}:{line}",
             f"Counter.count: A writes at {FILE}:{line}, B writes at {FILE}:{line}",
