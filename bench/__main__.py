@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import measure
+from . import exploration, measure
 
 
 class Figure(NamedTuple):
@@ -82,6 +82,17 @@ FIGURES = [
            _value("retained_per_call"), "B", 0.99),
     Figure("bytes held per logged transaction",
            _value("bytes_per_tx"), "B", 600.0),
+    # Issue 15: exploration (measured for this checkout only).
+    Figure("watched access, not a scheduling point (recorded, as in explore)",
+           _value("watched_access"), "ns", 1000.0),
+    Figure("explore: 2 threads x 6 locked sections, exhausted (924 orders)",
+           _value("sections_seconds"), "s", 2.0),
+    Figure("  context: schedules per second, 2 x 6 locked sections (dfs)",
+           _value("sections_per_second"), "/s", None),
+    Figure("  context: schedules per second, 3 racing increments (dfs)",
+           _value("racy_per_second"), "/s", None),
+    Figure("  context: schedules per second, 3 racing increments (random)",
+           _value("random_per_second"), "/s", None),
 ]
 
 
@@ -100,6 +111,8 @@ def _target(figure: Figure) -> str:
         return ""
     if figure.unit == "B" and figure.target < 1:
         return "0 B"
+    if figure.unit not in ("x", "B"):  # one word: "<= 2s"
+        return f"<= {figure.target:g}{figure.unit}"
     return "<= " + _format(figure.target, figure.unit)
 
 
@@ -124,7 +137,11 @@ def report(ours: dict[str, Any], theirs: dict[str, Any] | None,
         line = (f"{figure.label:<{width}}  {_format(value, figure.unit):>11}  "
                 f"{_target(figure):>10}  {met:>3}")
         if theirs is not None:
-            line += f"  {_format(figure.compute(theirs), figure.unit):>11}"
+            try:
+                their_value: float | None = figure.compute(theirs)
+            except KeyError:  # a figure blanket 1.0 has nothing for
+                their_value = None
+            line += f"  {_format(their_value, figure.unit):>11}"
         lines.append(line)
     lines.append("every target met" if all_met else "some targets NOT met")
     return lines
@@ -168,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     print("blanket benchmarks: each figure is the best of "
           f"{args.repeats} interleaved repetitions (scale {args.scale:g})", flush=True)
     ours = measure.collect(args.scale, args.repeats)
+    ours.update(exploration.collect(args.scale, min(args.repeats, 3)))
     theirs, note = None, ""
     if args.blanket10:
         theirs, note = run_blanket10(args.blanket10, args.scale * args.blanket10_scale,

@@ -244,3 +244,22 @@ def _write_varint(table: bytearray, value: int) -> None:
 
 def _write_signed_varint(table: bytearray, value: int) -> None:
     _write_varint(table, (-value << 1) | 1 if value < 0 else value << 1)
+
+
+def call_template() -> tuple[list[Instruction], int]:
+    """The instructions of the statement ``x()`` as this interpreter compiles
+    it (the load of ``x`` included, the result popped), and the index of the
+    one that loads ``x``: the shape of a call to insert, whatever the
+    version's calling sequence (``PRECALL`` on 3.11, ``PUSH_NULL`` after the
+    callable on 3.13)."""
+    # Compiled from text rather than defined in this module: an import hook
+    # that instruments blanket (typeguard's, for one) would put its own
+    # checks into such a function, and every copy would run them.
+    module = compile("def template(x):\n    x()\n", "<blanket.injector>", "exec")
+    template = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    instructions = Assembly.of(template).instructions
+    first = next(n for n, i in enumerate(instructions) if i.name == "RESUME") + 1
+    last = next(n for n, i in enumerate(instructions) if i.name == "POP_TOP")
+    body = instructions[first:last + 1]
+    load = next(n for n, i in enumerate(body) if i.name.startswith("LOAD_FAST"))
+    return body, load

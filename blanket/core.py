@@ -493,10 +493,11 @@ class ScenarioCore:
             if self.regulated:
                 raise RuntimeError(f"scenario {self.name!r} is already entered")
 
-    def enter(self) -> None:
-        """Become regulated with the calling thread as scheduler, and start
-        the managed threads not started yet. If this fails part way, the
-        caller undoes it with :meth:`undo_entry`."""
+    def enter(self, before_start: Callable[[], None]) -> None:
+        """Become regulated with the calling thread as scheduler, call
+        *before_start* (the watched code goes in once calls park, before any
+        thread runs it), and start the managed threads not started yet. If
+        this fails part way, the caller undoes it with :meth:`undo_entry`."""
         with self.lock:
             self.refuse_entered()
             self.reset()
@@ -505,6 +506,7 @@ class ScenarioCore:
             self.regulated = True
             self.pass_through(False)
             self.changed()
+        before_start()
         for thread in self.entering:
             thread.start()
 

@@ -43,8 +43,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import progress
+from . import progress, races
 from .errors import StallError
+from .races import MEMORY, Race
 from .states import State
 from .testcase import thread_names
 from .unseen import Unseen
@@ -52,12 +53,15 @@ from .unseen import Unseen
 if TYPE_CHECKING:  # pragma: no cover
     from .scenario import Scenario
     from .transaction import Transaction
+    from .watch import Site
 
 #: What a setup function looks like: it fills a scenario, and returns the
 #: invariant to check after the threads finish (or ``None``).
 Setup = Callable[["Scenario"], "Callable[[], object] | None"]
 
 STRATEGIES = ("dfs", "random", "pct")
+#: What :func:`explore` does with data races on plain shared state.
+RACES = ("report", "fail", "off")
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,8 @@ class Step:
         return self.thread + "*" * self.expired
 
     def __str__(self) -> str:
+        if self.call.startswith("Memory."):  # a racy access: "A: write Counter.count"
+            return f"{self.thread}: {self.call[7:]} {self.primitive}"
         expired = " (expired)" if self.expired else ""
         disregarded = " (timeout disregarded)" if self.disregarded else ""
         resume = " resumes" if self.state == "STALLED" else ""
@@ -100,13 +106,15 @@ class Step:
 class Failure:
     """What went wrong in one run, and how to make it happen again."""
 
-    #: ``"invariant"``, ``"exception"``, ``"deadlock"`` or ``"stall"``.
+    #: ``"invariant"``, ``"exception"``, ``"deadlock"``, ``"stall"`` or
+    #: ``"race"`` (with ``races="fail"``).
     kind: str
     #: The error, the traceback or the deadlock report.
     message: str
     #: The steps of the failing run, in order.
     schedule: tuple[Step, ...]
-    #: Python source of a ScenarioTestCase replaying the schedule.
+    #: Python source of a ScenarioTestCase replaying the schedule (a comment
+    #: saying why not, for a schedule with steps at data races).
     source: str = ""
 
     def __str__(self) -> str:
@@ -141,6 +149,8 @@ class Exploration:
     #: outside blanket, real primitives used by the threads, blocking calls;
     #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``.
     unseen: list[str] = field(default_factory=list)
+    #: The data races seen, in the order first seen (see :mod:`blanket.races`).
+    races: list[Race] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -156,7 +166,8 @@ class Exploration:
         found = "no failure" if self.failure is None else f"a failure: {self.failure}"
         space = ", the whole space" if self.exhausted else ""
         unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
-        return (f"{self.strategy}: {self.count} distinct schedule(s){space} in "
+        races = f", {len(self.races)} data race(s)" if self.races else ""
+        return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
                 f"{self.elapsed:.2f} s{unseen}; {found}")
 
 
@@ -181,18 +192,39 @@ class _Option:
 
 
 def _key(tx: Transaction) -> str:
-    """What a step acts on, for telling dependent steps apart."""
+    """What a step acts on, for telling dependent steps apart; for a racy
+    access, ``memory:read:`` or ``memory:write:`` and what it reaches."""
+    if tx.spec.kind == "Memory":
+        return f"{MEMORY}{tx.spec.name}:{progress.name_of(tx.primitive)}"
     return progress.name_of(progress.resource(tx.primitive))
+
+
+def _dependent(a: str, b: str) -> bool:
+    """Whether steps on keys *a* and *b* may not commute: calls on one
+    primitive, or accesses to one piece of state but two reads."""
+    if a == b:
+        return not a.startswith(_READ)
+    return a.startswith(MEMORY) and b.startswith(MEMORY) and \
+        a.split(":", 2)[2] == b.split(":", 2)[2]
+
+
+_READ = f"{MEMORY}read:"
 
 
 class _Run:
     """One run of the scenario, with the scheduler's seat taken by a chooser."""
 
     def __init__(self, setup: Setup, name: str, timeout: float,
-                 unseen: Unseen | None = None) -> None:
+                 unseen: Unseen | None = None, racy: set[Site] | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
         self.core = scenario._core
+        #: The watch of plain shared state (threads' targets followed when
+        #: *racy* is given: the sites that park).
+        self.watch = scenario._watch
+        if racy is not None:
+            self.watch.follow_threads = True
+            self.watch.racy = racy
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:
@@ -252,6 +284,7 @@ class _Run:
         elif disregarded:
             tx.disregard()
             self.disregarded.add(tx)
+        self.watch.epoch = len(self.trace)
         if state is State.STALLED:
             tx.unstall()
         else:
@@ -305,6 +338,12 @@ class _Run:
                     trace = "".join(traceback.format_exception(error)).rstrip()
                     self.failure = ("invariant", f"the invariant failed:\n{trace}")
 
+    def races(self) -> tuple[list[Race], set[Site]]:
+        """The data races among the run's accesses, and their sites."""
+        records = [(self._index(thread), thread.name, accesses)
+                   for thread, accesses in self.watch.records]
+        return races.find(records, self.trace)
+
     def abort(self) -> None:
         """Tear down a run stopped half-way (a stall)."""
         core = self.core
@@ -320,10 +359,11 @@ class _Run:
 
 def _run(setup: Setup, name: str, timeout: float,
          choose: Callable[[int, list[_Option], _Run], int | None],
-         unseen: Unseen | None = None) -> _Run:
+         unseen: Unseen | None = None, racy: set[Site] | None = None) -> _Run:
     """One run; *choose* picks the index of the option to take at each depth;
-    when *unseen* is given, what it cannot see goes there."""
-    run = _Run(setup, name, timeout, unseen)
+    when *unseen* is given, what it cannot see goes there; *racy* are the
+    sites of data races that park (``None``: nothing watched)."""
+    run = _Run(setup, name, timeout, unseen, racy)
     run.scenario.__enter__()
     try:
         depth = 0
@@ -410,7 +450,7 @@ class _DepthFirst:
                 chosen = parent.key(parent.choice)
                 carried = {**parent.sleep, **{t: parent.key(t) for t in parent.done}}
                 sleep = {c: key for c, key in carried.items()
-                         if key != chosen and c // 2 != parent.choice // 2}
+                         if not _dependent(key, chosen) and c // 2 != parent.choice // 2}
                 previous = parent.choice // 2
                 preemptions = parent.preemptions + parent.cost(parent.choice)
             node = _Node(enabled, dict(pending), sleep, previous, preemptions)
@@ -437,7 +477,7 @@ class _DepthFirst:
                 own = clocks.get(thread, {})
                 for i in range(k - 1, -1, -1):
                     other, other_key, _ = steps[i]
-                    if other_key != key or other == thread:
+                    if other == thread or not _dependent(other_key, key):
                         continue
                     if own.get(other, -1) < i:  # a race: not ordered
                         self._reverse(steps, i, k, thread, own)
@@ -446,10 +486,11 @@ class _DepthFirst:
                 thread, key, moved = steps[k]
                 clock = dict(clocks.get(thread, {}))
                 for j in range(k - 1, -1, -1):
-                    if steps[j][1] == key:
+                    if _dependent(steps[j][1], key):
                         for t, v in step_clocks[j].items():
                             clock[t] = max(clock.get(t, -1), v)
-                        break
+                        if not steps[j][1].startswith(_READ):
+                            break  # every earlier dependent step is in its clock
                 clock[thread] = k
                 clocks[thread] = clock
                 step_clocks.append(clock)
@@ -598,7 +639,8 @@ def _watched(runs: int, unseen: Unseen) -> Unseen | None:
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
-            timeout: float = 10.0, name: str | None = None) -> Exploration:
+            timeout: float = 10.0, name: str | None = None, races: str = "report"
+            ) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -609,12 +651,23 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     i-th of n disjoint parts of the search, split by the first *split_depth*
     choices of each schedule (by run number for the random strategies).
     *timeout* bounds each wait for the threads to settle.
+
+    The threads' targets (and whatever ``scenario.instrument`` names) are
+    watched for data races on plain shared state (:mod:`blanket.watch`):
+    each race found makes its accesses steps of the following runs (a new
+    one restarts the search), and is listed on the result. *races* is
+    ``"report"`` (that), ``"fail"`` (a race is also a failure) or ``"off"``
+    (nothing watched: steps at calls on primitives only).
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
     _check_count("max_preemptions", max_preemptions, 0, optional=True)
     _check_count("depth", depth, 1)
     _check_count("split_depth", split_depth, 1)
+    if races not in RACES:
+        raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
+    racy: set[Site] | None = None if races == "off" else set()
+    seen: set[Race] = set()
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     result = Exploration(strategy)
@@ -634,9 +687,11 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             rng = random.Random(f"{seed}/{number}")
             chooser = (_random_chooser(rng) if strategy == "random"
                        else _pct_chooser(rng, depth, length))
-            run = _run(setup, title, timeout, chooser, _watched(result.runs, unseen))
+            run = _run(setup, title, timeout, chooser, _watched(result.runs, unseen),
+                       racy)
         else:
-            run = _run(setup, title, timeout, search.choose, _watched(result.runs, unseen))
+            run = _run(setup, title, timeout, search.choose, _watched(result.runs, unseen),
+                       racy)
             search.analyse(run.trace, run.pending)
             prefix = [step.mark for step in run.steps[:split_depth]]
             mine = _owner(prefix, count) == index
@@ -644,13 +699,33 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         length = max(length, len(run.steps))
         if mine and not run.redundant:
             result.schedules.append(tuple(step.mark for step in run.steps))
+        grown = False
+        if racy is not None:
+            found, sites = run.races()
+            result.races += [race for race in found if race not in seen]
+            seen.update(found)
+            grown = not sites <= racy
+            racy |= sites
+            if found and races == "fail" and run.failure is None:
+                run.failure = ("race", "data race(s):\n" + "\n".join(
+                    f"  {race}" for race in found))
         if mine and run.failure is not None:
             from .reproduce import reproduce
             kind, message = run.failure
             steps = tuple(run.steps)
-            result.failure = Failure(kind, message, steps,
-                                     reproduce(setup, steps, kind, message, run))
+            memory = [str(step) for step in steps if step.call.startswith("Memory.")]
+            source = (reproduce(setup, steps, kind, message, run) if not memory else
+                      "# A ScenarioTestCase cannot replay steps at data races yet "
+                      f"({', '.join(memory)}):\n# see the failure's schedule.\n")
+            result.failure = Failure(kind, message, steps, source)
             break
+        if grown:
+            # New scheduling points: the space searched so far is not the
+            # scenario's. Search again; the schedules counted are the new search's.
+            result.schedules.clear()
+            if search is not None:
+                search = _DepthFirst(max_preemptions)
+                continue
         if search is not None:
             # From split_depth down an alternative keeps this run's first
             # choices, so it belongs where this run does.

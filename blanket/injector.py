@@ -23,7 +23,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._bytecode import Assembly, Instruction
+from ._bytecode import Assembly, Instruction, call_template
 
 __all__ = ["Location", "inject_call"]
 
@@ -228,25 +228,7 @@ def inject_call(func: Callable[[], object] | str, location: Location, *,
     return copy if bound_to is None else types.MethodType(copy, bound_to)
 
 
-# -- the call's instructions, as this interpreter compiles ``x()`` -----------------
-
-def _call_template() -> tuple[list[Instruction], int]:
-    """The instructions of the statement ``x()`` (argument load included),
-    and the index of the one that loads ``x``."""
-    # Compiled from text rather than defined in this module: an import hook
-    # that instruments blanket (typeguard's, for one) would put its own
-    # checks into such a function, and every copy would run them.
-    module = compile("def template(x):\n    x()\n", "<blanket.injector>", "exec")
-    template = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    instructions = Assembly.of(template).instructions
-    first = next(n for n, i in enumerate(instructions) if i.name == "RESUME") + 1
-    last = next(n for n, i in enumerate(instructions) if i.name == "POP_TOP")
-    body = instructions[first:last + 1]
-    load = next(n for n, i in enumerate(body) if i.name.startswith("LOAD_FAST"))
-    return body, load
-
-
-_CALL_TEMPLATE, _CALL_LOAD = _call_template()
+_CALL_TEMPLATE, _CALL_LOAD = call_template()
 
 # Instructions the call may not go before: the next one must follow them at once.
 _PAIRED = frozenset({"KW_NAMES", "PRECALL"})

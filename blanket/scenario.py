@@ -19,6 +19,7 @@ from .seconds import check_seconds
 from .signals import to_token
 from .timeline import format_timeline
 from .transaction import Transaction
+from .watch import Watch
 
 _numbers = itertools.count(1)
 
@@ -106,6 +107,7 @@ class Scenario:
         self.timeout = timeout
         self.record_unregulated = record_unregulated
         self._injections: list[Injection] = []
+        self._watch = Watch(core)
         for name, kind in primitives.kinds(core).items():
             setattr(self, name, kind)
 
@@ -166,6 +168,8 @@ class Scenario:
         if not callable(target):
             raise TypeError(f"scenario.thread needs a callable target, not {target!r}")
         core = self._core
+        if self._watch.follow_threads:
+            self._watch.follow(target)
         thread = ManagedThread(core, target, args, kwargs)
         if name is not None:
             thread.name = name
@@ -353,11 +357,12 @@ class Scenario:
         core = self._core
         core.refuse_entered()
         try:
-            core.enter()
+            core.enter(self._watch.install)
             return self
         except BaseException:
             # All or nothing: see ScenarioCore.undo_entry.
             core.undo_entry()
+            self._watch.restore()
             raise
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
@@ -371,6 +376,8 @@ class Scenario:
             core.unregulate()
             core.join(list(core.managed))
             raise
+        finally:
+            self._watch.restore()
         if stuck:
             with core.lock:
                 report = core.report()
@@ -382,6 +389,18 @@ class Scenario:
                 exc.add_note(str(error))
                 return
             raise error
+
+    # -- watching plain shared state -------------------------------------------------
+
+    def instrument(self, *targets: object) -> None:
+        """Watch the accesses *targets* make to shared state (attributes,
+        subscripts, globals, ``in``, iteration, the methods of ``list``,
+        ``dict``, ``set`` and ``deque``) while the scenario is entered.
+        A target is a function, a method, a class (its functions) or a
+        module (the functions and classes defined in it); see
+        :mod:`blanket.watch`. The original code is back once the scenario
+        exits."""
+        self._watch.add(*targets)
 
     # -- injection ----------------------------------------------------------------
 

@@ -25,7 +25,7 @@ BUGS: dict[str, tuple[Callable[..., Any], str, str, str, Callable[..., Any], int
                       "B holds Lock 2 and waits for Lock 1", bugs.abba_fixed, 2),
     "dining philosophers": (bugs.philosophers, "random", "deadlock",
                             "E holds Lock 5 and waits for Lock 1",
-                            bugs.philosophers_fixed, 30),
+                            bugs.philosophers_fixed, 120),
     "if instead of while": (bugs.if_not_while, "dfs", "exception",
                             "IndexError: pop from empty list", bugs.if_not_while_fixed, 24),
     "lost wakeup": (bugs.lost_wakeup, "dfs", "deadlock",
@@ -99,7 +99,10 @@ class Shards(unittest.TestCase):
                         [len(part.schedules) for part in parts])
 
     def test_depth_first_shards_run_exactly_the_whole_search(self) -> None:
-        self.assert_partition("dfs", bugs.philosophers_fixed, 3)
+        # The philosophers' appends race: each shard finds those races in runs
+        # of its own and parks at them from then on, so only the search at
+        # calls on primitives splits exactly.
+        self.assert_partition("dfs", bugs.philosophers_fixed, 3, races="off")
         self.assert_partition("dfs", bugs.if_not_while_fixed, 2, split_depth=2)
 
     def test_random_shards_split_the_runs(self) -> None:

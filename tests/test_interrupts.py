@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import unittest
+from collections.abc import Callable
 from typing import Any
 
 import blanket
@@ -267,8 +268,8 @@ class EntryTests(unittest.TestCase):
         core = self.scenario._core
         real_enter = core.enter
 
-        def enter() -> None:
-            real_enter()
+        def enter(before_start: Callable[[], None]) -> None:
+            real_enter(before_start)
             raise KeyboardInterrupt
 
         core.enter = enter  # type: ignore[method-assign]

@@ -1,0 +1,114 @@
+"""Figures of exploration (issue 15): the cost of a watched access that is
+not a scheduling point, and how fast :func:`blanket.explore` runs a few
+reference scenarios (schedules per second, and the time to exhaust two
+threads of six locked sections each: 924 orders).
+
+Only this checkout's blanket has exploration, so these figures are measured
+by ``python -m bench`` itself, never in blanket 1.0's environment.
+"""
+
+from __future__ import annotations
+
+import time
+import types
+from collections.abc import Callable
+from typing import Any
+
+import blanket
+from blanket import watch
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def _bump(counter: _Counter, n: int) -> None:
+    for _ in range(n):
+        counter.count += 1  # two accesses: a read and a write
+
+
+class _Epoch:
+    """What a thread's record points at: the step its accesses are tagged with."""
+
+    epoch = 0
+
+
+def watched_access(n: int) -> float:
+    """Nanoseconds a watched access that is not a scheduling point adds,
+    recorded as it is inside an exploration."""
+    code, _ = watch.rewrite(_bump.__code__, _bump.__globals__)
+    watched = types.FunctionType(code, _bump.__globals__)
+    saved = watch._local.__dict__.copy()
+    record: list[Any] = []
+    try:
+        watch._local.state = (record, _Epoch)
+        started = time.perf_counter_ns()
+        watched(_Counter(), n)
+        spent = time.perf_counter_ns() - started
+    finally:
+        watch._local.__dict__.clear()
+        watch._local.__dict__.update(saved)
+    started = time.perf_counter_ns()
+    _bump(_Counter(), n)
+    plain = time.perf_counter_ns() - started
+    # range's iteration is watched too (one GET_ITER, once): n reads + n writes.
+    return (spent - plain) / (2 * n)
+
+
+def locked_sections(sections: int) -> Callable[[blanket.Scenario], None]:
+    """Two threads, each taking one lock *sections* times: C(2s, s) orders."""
+    def setup(scenario: blanket.Scenario) -> None:
+        lock = scenario.Lock()
+        counter = _Counter()
+
+        def worker() -> None:
+            for _ in range(sections):
+                with lock:
+                    counter.count += 1
+
+        scenario.thread(worker)
+        scenario.thread(worker)
+    return setup
+
+
+def _racy_counter(scenario: blanket.Scenario) -> None:
+    counter = _Counter()
+
+    def increment() -> None:
+        counter.count += 1
+
+    for _ in range(3):
+        scenario.thread(increment)
+
+
+def explored(setup: Callable[[blanket.Scenario], object], **options: Any
+             ) -> tuple[float, int]:
+    """Seconds an exploration took, and the schedules it counted."""
+    started = time.perf_counter()
+    result = blanket.explore(setup, **options)  # type: ignore[arg-type]
+    return time.perf_counter() - started, result.count
+
+
+def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
+    """The figures, each the best of *repeats* (scale shrinks them for a
+    quick check)."""
+    sections = max(1, round(6 * min(scale, 1.0)))
+    best: dict[str, float] = {}
+
+    def keep(name: str, value: float) -> None:
+        best[name] = min(value, best.get(name, value))
+
+    for _ in range(repeats):
+        keep("watched_access", watched_access(max(2, int(200_000 * scale))))
+        seconds, count = explored(locked_sections(sections))
+        keep("sections_seconds", seconds)
+        best["sections_count"] = count
+        keep("sections_per_second", -count / seconds)
+        seconds, count = explored(_racy_counter)
+        keep("racy_per_second", -count / seconds)
+        seconds, count = explored(_racy_counter, strategy="random",
+                                  max_schedules=max(2, int(200 * scale)))
+        keep("random_per_second", -count / seconds)
+    # Rates were kept negated, so that "best" is the highest.
+    return {name: abs(value) for name, value in best.items()}
