@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m stress", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--load", action="store_true", help="keep the other cores busy")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="after a deviation, go on and count them")
     parser.add_argument("names", nargs="*", help="scenarios to run (default: all)")
     args = parser.parse_args(argv)
     known = {**{name: (scenario, expected) for name, (scenario, expected) in SCENARIOS.items()},
@@ -53,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             scenario, expected = known[name]
             runs = max(1, args.runs // COST.get(name, 1))
             started = time.perf_counter()
+            deviated = 0
             for run in range(1, runs + 1):
                 try:
                     got = scenario()
@@ -61,14 +64,16 @@ def main(argv: list[str] | None = None) -> int:
                 if expected is None and run == 1 and not got[0].startswith("raised "):
                     expected = got  # the first run is the reference
                 if got != expected:
-                    print(f"{name}: run {run} deviated:")
-                    print("\n".join(difflib.unified_diff(
-                        expected or [], got, "expected", "got", lineterm="")))
-                    deviations += 1
-                    break
-            else:
-                print(f"{name}: {runs} runs, 0 deviations "
-                      f"({time.perf_counter() - started:.1f} s)")
+                    deviated += 1
+                    if deviated == 1:  # the first deviation in full; then count them
+                        print(f"{name}: run {run} deviated:")
+                        print("\n".join(difflib.unified_diff(
+                            expected or [], got, "expected", "got", lineterm="")))
+                        if not args.keep_going:
+                            break
+            deviations += bool(deviated)
+            print(f"{name}: {run} runs, {deviated} deviation(s) "
+                  f"({time.perf_counter() - started:.1f} s)")
     finally:
         stop.set()
         for spinner in spinners:
