@@ -2,7 +2,6 @@
 
 import blanket
 
-from ..support import CookbookTestCase
 from . import buggy, fixed
 
 
@@ -27,7 +26,7 @@ class OppositeTransfers:
             self.scenario.wait(first, blanket.Waiting(first))  # done, or asleep
 
 
-class TestBuggyTransfers(OppositeTransfers, CookbookTestCase):
+class TestBuggyTransfers(OppositeTransfers, blanket.ScenarioTestCase):
     # A deadlock is a hang: blanket reports it once this bound is hit.
     stall_timeout = 1.0
 
@@ -57,7 +56,7 @@ class TestBuggyTransfers(OppositeTransfers, CookbookTestCase):
         # Leaving the scenario lets both threads finish on their own.
 
 
-class TestFixedTransfers(OppositeTransfers, CookbookTestCase):
+class TestFixedTransfers(OppositeTransfers, blanket.ScenarioTestCase):
     def test_both_transfers_go_through(self):
         x, y, A, B = self.start(fixed)
         with self.scenario:
