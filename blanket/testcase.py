@@ -27,7 +27,9 @@ from .timeline import format_timeline
 from .transaction import Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .explore import Exploration
+    from collections.abc import Sequence
+
+    from .explore import Exploration, Step
 
 
 def thread_names() -> Iterator[str]:
@@ -110,6 +112,20 @@ class ScenarioTestCase(unittest.TestCase):
         if result.failure is not None:
             self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
         return result
+
+    def replay(self, setup: Callable[[Scenario], Callable[[], object] | None],
+               schedule: Sequence[Step | str]) -> None:
+        """Replay *schedule* on the scenario *setup* describes (see
+        :func:`blanket.reproduce.replay`: its steps go while the calls match
+        them, then the threads finish by a fixed rule), and fail the test if
+        the run fails as an exploration's would: a thread raised, the threads
+        deadlocked, or the invariant failed. The tests :func:`blanket.explore`
+        writes for a failure call this, so they pass once the bug is fixed."""
+        from .reproduce import replay
+        result = replay(setup, schedule, timeout=self.stall_timeout,
+                        name=self._testMethodName)
+        if result.failure is not None:
+            self.fail(str(result))
 
     def assertNoDeadlock(self, msg: Any = None) -> None:  # noqa: N802 - unittest style
         """Fail if the scenario's live threads can no longer go on: none of
