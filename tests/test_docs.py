@@ -38,3 +38,19 @@ class ReadmeInstall(unittest.TestCase):
                         "`python3` from your `PATH`"):
             with self.subTest(command):
                 self.assertIn(command, readme)
+
+
+class Nitpicky(unittest.TestCase):
+    """`make docs` fails on a reference that resolves to nothing."""
+
+    def test_sphinx_runs_nitpicky(self) -> None:
+        conf = (API_RST.parent / "conf.py").read_text()
+        self.assertIn("\nnitpicky = True\n", conf)
+
+    def test_the_testcase_helpers_are_in_the_reference(self) -> None:
+        text = API_RST.read_text()
+        members = re.search(r"autoclass:: ScenarioTestCase\n   :members: (.*?)\n\n", text, re.S)
+        assert members is not None
+        for name in ("assertNoDeadlock", "explore", "replay", "worker", "outcome"):
+            with self.subTest(name):
+                self.assertIn(name, members[1].split(", ") + members[1].split())
