@@ -96,7 +96,9 @@ class ScenarioTestCase(unittest.TestCase):
     def outcome(self) -> dict[str, Any]:
         """What the call of each finished :meth:`worker` returned or raised,
         by thread name (a worker still running, or never started, is not in it)."""
-        return {thread.name: value for thread, value in (self._blanket_outcomes or {}).items()}
+        # A copy first: a worker may be adding its outcome meanwhile.
+        kept = (self._blanket_outcomes or {}).copy()
+        return {thread.name: value for thread, value in kept.items()}
 
     # -- exploration and deadlocks ----------------------------------------------
 
@@ -161,8 +163,8 @@ class ScenarioTestCase(unittest.TestCase):
         if never_ran and self.threads_must_run and self._blanket_method_returned:
             names = ", ".join(repr(thread.name) for thread in never_ran)
             problems.append(f"threads {names} never ran: the test made them but did not "
-                            f"enter 'with self.scenario:' afterwards (set "
-                            f"threads_must_run = False if it never meant to run them)")
+                            "enter 'with self.scenario:' afterwards (set "
+                            "threads_must_run = False if it never meant to run them)")
         if stuck:
             problems.append("threads still running at the end of the test:\n"
                             + scenario.report())
