@@ -53,21 +53,6 @@ def _entries(scenario: blanket.Scenario) -> list[str]:
             f"{tx.state.name} {tx.result!r}" for tx in log]
 
 
-def _unscripted_sorted(entries: list[str]) -> list[str]:
-    """*entries* with each run of abandoned calls sorted: abandoning stuck
-    threads (a deadlock) lets them all go at once, so no script orders them."""
-    ordered: list[str] = []
-    abandoned: list[str] = []
-    for entry in [*entries, ""]:
-        if " RAISED Abandoned(" in entry:
-            abandoned.append(entry)
-            continue
-        ordered += sorted(abandoned)
-        abandoned = []
-        ordered.append(entry)
-    return ordered[:-1]
-
-
 @contextlib.contextmanager
 def _recording(floating: Set[str] = frozenset()) -> Iterator[list[str]]:
     """Record the log of every scenario that exits meanwhile (the log is
@@ -85,18 +70,22 @@ def _recording(floating: Set[str] = frozenset()) -> Iterator[list[str]]:
             name = re.sub(r"^Scenario \d+$", "Scenario #", scenario.name)
             logs.append(f"-- scenario {name!r}")
             entries = _entries(scenario)
-            logs.extend(_unscripted_sorted(
-                [entry for entry in entries[:scripted] if entry not in floating]))
+            # Abandoning stuck threads (explore tears a deadlocked or covered
+            # run down so) lets them all go at once: no script orders their
+            # unwinding, before or after the exit.
+            abandoned = sorted(entry for entry in entries if " RAISED Abandoned(" in entry)
+            unordered = sorted(entry for entry in entries if entry in floating)
+            apart = set(abandoned) | set(unordered)
+            logs.extend(entry for entry in entries[:scripted] if entry not in apart)
             # Calls still parked at the exit finish natively, in whatever
             # order the threads run: which ones is fixed, their order is not.
-            after = sorted(entry for entry in entries[scripted:] if entry not in floating)
-            if after:
-                logs.append("-- finished after the exit, in any order:")
-                logs.extend(after)
-            unordered = sorted(entry for entry in entries if entry in floating)
-            if unordered:
-                logs.append("-- finished at a place the script does not fix:")
-                logs.extend(unordered)
+            after = sorted(entry for entry in entries[scripted:] if entry not in apart)
+            for title, group in (("finished after the exit", after),
+                                 ("abandoned", abandoned),
+                                 ("finished at a place the script does not fix", unordered)):
+                if group:
+                    logs.append(f"-- {title}, in any order:")
+                    logs.extend(group)
 
     blanket.Scenario.__exit__ = exit_and_record  # type: ignore[method-assign]
     try:
