@@ -79,7 +79,13 @@ def _recording(floating: Set[str] = frozenset()) -> Iterator[list[str]]:
             logs.extend(entry for entry in entries[:scripted] if entry not in apart)
             # Calls still parked at the exit finish natively, in whatever
             # order the threads run: which ones is fixed, their order is not.
+            # After an exit by an exception (a script refused) not even which:
+            # a thread may not have reached its first call yet.
             after = sorted(entry for entry in entries[scripted:] if entry not in apart)
+            if exc_info and exc_info[0] is not None:
+                logs.append(f"-- exited by {getattr(exc_info[0], '__name__', exc_info[0])}; "
+                            "what finished after it is not compared")
+                after = []
             for title, group in (("finished after the exit", after),
                                  ("abandoned", abandoned),
                                  ("finished at a place the script does not fix", unordered)):
