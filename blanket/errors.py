@@ -35,7 +35,7 @@ class DeadlockError(StallError):
 
     Raised by ``scenario.finish`` as soon as the threads it drives are
     stuck in a wait-for cycle (each holds what the next one waits for): the
-    message names the cycle, :attr:`report` adds every thread's call and
+    message names the cycle, :attr:`StallError.report` adds every thread's call and
     state. The threads are abandoned (see :class:`Abandoned`) and joined
     before it is raised, so the scenario exits at once.
     """

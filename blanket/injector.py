@@ -5,7 +5,7 @@ it one: ``inject_call(hook, location)`` returns a new function that calls
 ``hook()`` at *location* (for example between the read and the write of a
 shared counter), and the hook can wait on anything the test controls. The
 original function is left untouched. The standard library only: the bytecode
-is rewritten by :mod:`blanket._bytecode`.
+is rewritten by ``blanket._bytecode``.
 
 A :class:`Location` is a span of a function's instructions, found by source
 position, by source text, by token or by instruction; the call goes in before

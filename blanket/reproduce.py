@@ -1,111 +1,200 @@
-"""The source of a :class:`~blanket.ScenarioTestCase` that replays a schedule
-found by :func:`blanket.explore`, written with the public API: each step
-lets one parked call go (``scenario.skip``, or the primitive's API object to
-expire or resume a call), then waits for every thread that moves because of
-it, so the next step starts from the same state the exploration saw.
+"""Replaying a schedule found by :func:`blanket.explore`, as a regression test.
+
+:func:`reproduce` writes the source of a :class:`~blanket.ScenarioTestCase`
+whose test calls :meth:`ScenarioTestCase.replay
+<blanket.ScenarioTestCase.replay>` with the setup and the failing schedule,
+one step a line as the failure prints it. :func:`replay` runs it: a fresh
+scenario from the setup, the schedule's steps let go in order while the
+parked calls match them; from the first step that does not match (the code
+changed: it was fixed, say) or once the schedule ends, a fixed rule lets the
+threads finish. The run is then judged as the exploration judged it: a
+thread that raised, live threads that can no longer go on, or the invariant
+failing. So the test fails on the bug, and passes once the code is fixed.
+
+The rule after the schedule: the first parked call in thread order ("A"
+before "B") that can go; a call whose outcome depends on its timeout goes
+into its wait as if the timeout were long, unless nothing else would ever
+wake it, in which case its timeout runs out (a run that ends with such a
+call asleep is run again with that call expired).
 """
 
 from __future__ import annotations
 
-import keyword
 import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import progress
+from .explore import Step, _Option, _run
+
 if TYPE_CHECKING:  # pragma: no cover
-    from .explore import Setup, Step, _Run
+    from collections.abc import Sequence
+
+    from .explore import Setup, _Run
+
+#: Runs with a timed call made to expire instead, at most, after a run that
+#: left a disregarded wait asleep: the rule's search stays bounded.
+MAX_REPLAYS = 64
 
 
-def _identifier(text: str, taken: set[str]) -> str:
-    """A Python name for a primitive's label ("Lock 2" -> ``lock_2``)."""
-    name = re.sub(r"\W+", "_", text).strip("_").lower() or "primitive"
-    if name[0].isdigit() or keyword.iskeyword(name):
-        name = f"p_{name}"
-    candidate, n = name, 2
-    while candidate in taken:
-        candidate, n = f"{name}_{n}", n + 1
-    taken.add(candidate)
-    return candidate
+@dataclass
+class Replay:
+    """What replaying a schedule did."""
+
+    #: ``(kind, message)`` as :class:`~blanket.Failure` has them, or ``None``.
+    failure: tuple[str, str] | None
+    #: How many steps of the schedule were let go as written.
+    followed: int
+    #: The first step that did not match, and the calls that could go
+    #: instead; ``None`` when the whole schedule was followed.
+    diverged: str | None
+    #: The steps the run took, the schedule's and the rule's.
+    steps: tuple[Step, ...]
+
+    def __str__(self) -> str:
+        how = (f"followed all {self.followed} step(s) of the schedule" if self.diverged is None
+               else f"followed {self.followed} step(s) of the schedule, then {self.diverged}")
+        taken = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.steps, 1))
+        if self.failure is None:
+            return f"the replay passed: it {how}\nsteps:\n{taken}"
+        kind, message = self.failure
+        return f"the replay failed: {kind}: {message}\nit {how}\nsteps:\n{taken}"
 
 
-def _natural(label: str) -> tuple[object, ...]:
-    """Sort key putting "Lock 2" before "Lock 10"."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", label))
+def _describe(option: _Option) -> str:
+    """The option as a schedule's step reads (``str(Step)``)."""
+    tx = option.tx
+    return str(Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
+                    progress.name_of(tx.primitive), tx.state.name,
+                    option.how == "expire", (), option.how == "wait"))
 
+
+def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.0,
+           name: str | None = None) -> Replay:
+    """Run the scenario *setup* describes, letting *schedule*'s steps (each
+    a :class:`~blanket.Step` or its text, ``"A: Lock 1 Lock.acquire"``) go
+    in order while they match, then the threads finish by a fixed rule (see
+    the module's docstring); *timeout* bounds each wait for the threads to
+    settle. The same on every run."""
+    wanted = [str(step) for step in schedule]
+    title = name or str(getattr(setup, "__qualname__", "replay"))
+    expire_at: set[int] = set()  # depths past the schedule where a wait expires
+    for _ in range(MAX_REPLAYS):
+        rule = _Follow(wanted, expire_at)
+        run = _run(setup, title, timeout, rule.choose)
+        if run.redundant and rule.waited:
+            # A wait the rule let go with its timeout disregarded was never
+            # woken: in a real run its timeout runs out. Expire the last one.
+            last = rule.waited[-1]
+            expire_at = {depth for depth in expire_at if depth < last} | {last}
+            continue
+        failure = run.failure
+        if run.redundant:
+            failure = ("stall", "a wait the schedule let go with its timeout disregarded "
+                                "was never woken")
+        diverged = rule.diverged
+        if diverged is None and rule.followed < len(wanted):
+            diverged = (f"the threads ended before step {rule.followed + 1} "
+                        f"({wanted[rule.followed]})")
+        return Replay(failure, rule.followed, diverged, tuple(run.steps))
+    raise RuntimeError(f"replaying {title}: no end found in {MAX_REPLAYS} runs, each "
+                       "expiring one more timed wait")  # pragma: no cover - see MAX_REPLAYS
+
+
+class _Follow:
+    """One replay's chooser: the schedule while it matches, then the rule."""
+
+    def __init__(self, wanted: list[str], expire_at: set[int]) -> None:
+        self.wanted = wanted
+        self.expire_at = expire_at
+        self.followed = 0
+        self.diverged: str | None = None
+        #: Depths past the schedule where a timed call went into its wait.
+        self.waited: list[int] = []
+
+    def choose(self, depth: int, options: list[_Option], run: _Run) -> int:
+        if self.diverged is None and depth < len(self.wanted):
+            described = [_describe(option) for option in options]
+            if self.wanted[depth] in described:
+                self.followed += 1
+                return described.index(self.wanted[depth])
+            self.diverged = (f"step {depth + 1} ({self.wanted[depth]}) could not go; "
+                             f"the calls that could: {'; '.join(described)}")
+        going = [n for n, option in enumerate(options) if option.how == "go"]
+        if going:
+            return going[0]
+        how = "expire" if depth in self.expire_at else "wait"
+        if how == "wait":
+            self.waited.append(depth)
+        return next(n for n, option in enumerate(options) if option.how == how)
+
+
+# -- the test's source ----------------------------------------------------------------
 
 def _class_name(name: str) -> str:
     words = re.findall(r"[A-Za-z0-9]+", name)
     return "Test" + "".join(w[:1].upper() + w[1:] for w in words) + "Schedule"
 
 
-def _step_lines(step: Step, names: dict[str, str]) -> list[str]:
-    thread, primitive = step.thread, names[step.primitive]
-    method = f"{primitive}.{step.call.split('.')[1]}"
-    lines = []
-    if step.expired:
-        lines.append(f"scenario.api({primitive}).expire({method}, {thread})")
-    elif step.disregarded:
-        lines.append(f"scenario.api({primitive}).disregard({method}, {thread})")
-    waits_here = any(who == thread and where == "waiting" for who, where in step.settled)
-    if step.state == "STALLED":
-        lines.append(f"scenario.api({primitive}).unstall({method}, {thread})")
-    elif waits_here:
-        lines.append(f"tx = scenario.skip({thread}, {method})[{thread}]")
-    else:
-        lines.append(f"scenario.skip({thread}, {method})")
-    for who, where in step.settled:
-        if where == "parked":
-            lines.append(f"scenario.wait(Parked({who}))")
-        elif who == thread and step.state != "STALLED":
-            lines.append("scenario.wait(Waiting(tx))")
-        else:
-            lines.append(f"scenario.wait(Waiting(scenario.transaction({who})))")
-    return lines
+def _script_module() -> str | None:
+    """The name the ``__main__`` module is importable by:
+    ``python -m package.module`` keeps it in ``__spec__``; a script run by
+    path is the module named by its file, found from its directory (and its
+    packages, by their ``__init__.py``)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:
+        return str(spec.name)
+    path = getattr(main, "__file__", None)
+    if not path:
+        return None
+    file = Path(path).resolve()
+    parts = [file.stem]
+    folder = file.parent
+    while (folder / "__init__.py").exists():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
+def _import_lines(setup: Any, function: str, qualname: str) -> list[str]:
+    module = getattr(setup, "__module__", None) or "__main__"
+    note: list[str] = []
+    if module == "__main__":
+        script = _script_module()
+        main = sys.modules.get("__main__")
+        where = getattr(main, "__file__", None) or "the interactive session"
+        if script is None:
+            return [f"# {function} was defined in {where}: move it to a module your tests",
+                    "# can import, then import it here, e.g.",
+                    f"# from mymodule import {function}"]
+        module = script
+        note = [f"# {function} is defined in {where}, run as a script: its folder must be",
+                "# on sys.path, and its top level guarded by if __name__ == '__main__'."]
+    if "<" in qualname or "." in qualname:
+        return [f"# {qualname} is not importable: define it at module level, then",
+                f"# from {module} import {function}"]
+    return [*note, f"from {module} import {function}"]
 
 
 def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
               run: _Run) -> str:
     """The test source replaying *steps* of *run*, which failed with *kind*."""
-    module = getattr(setup, "__module__", None) or "__main__"
-    qualname = getattr(setup, "__qualname__", getattr(setup, "__name__", "setup"))
-    if "<" in qualname or "." in qualname:
-        function = re.sub(r"\W+", "_", qualname.split(".")[-1]).strip("_") or "setup"
-        importing = (f"# {qualname} is not importable: define it at module level, then\n"
-                     f"# from {module} import {function}")
-    else:
-        function = qualname
-        importing = f"from {module} import {function}"
-    managed = [t.name for t in run.scenario.managed]
-    labels: dict[str, str] = {}
-    taken = set(managed) | {"scenario", "invariant", "tx", "self", function}
-    for label in sorted({step.primitive for step in steps}, key=_natural):
-        labels[label] = _identifier(label, taken)
-    body = ["scenario = self.scenario",
-            f"invariant = {function}(scenario)"]
-    if managed:
-        trailing = "," if len(managed) == 1 else ""
-        body.append(f"{', '.join(managed)}{trailing} = scenario.managed")
-        body.append(f"{', '.join(f'{n}.name' for n in managed)} = "
-                    f"{', '.join(repr(n) for n in managed)}")
-    body += [f"{name} = scenario.primitive({label!r})" for label, name in labels.items()]
-    body.append("with scenario:")
-    inside = [line for step in steps for line in _step_lines(step, labels)]
-    if kind == "deadlock":
-        inside.append("self.assertNoDeadlock()")
-    body += ["    " + line for line in inside or ["pass"]]
-    if kind == "invariant":
-        body += ["if invariant is not None:", "    invariant()"]
-    used = sorted({word for word in ("Parked", "Waiting")
-                   if any(f"{word}(" in line for line in inside)})
+    qualname = str(getattr(setup, "__qualname__", getattr(setup, "__name__", "setup")))
+    function = re.sub(r"\W+", "_", qualname.split(".")[-1]).strip("_") or "setup"
     summary = message.strip().splitlines()[-1] if message.strip() else kind
-    lines = [f'"""Replays a schedule blanket.explore found: {kind}."""', "",
-             "import blanket"]
-    if used:
-        lines.append(f"from blanket import {', '.join(used)}")
-    lines += [importing, "", "",
-              f"class {_class_name(function)}(blanket.ScenarioTestCase):",
-              f"    \"\"\"{_docstring(summary)}\"\"\"", "",
-              "    def test_schedule(self) -> None:"]
-    lines += ["        " + line for line in body]
+    lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "",
+             "It fails while the bug is there, and passes once the code is fixed: the",
+             "steps are let go while the calls match them, then the threads finish.",
+             '"""', "", "import blanket", *_import_lines(setup, function, qualname), "", "",
+             f"class {_class_name(function)}(blanket.ScenarioTestCase):",
+             f"    \"\"\"{_docstring(summary)}\"\"\"", "",
+             "    def test_schedule(self) -> None:",
+             f"        self.replay({function}, ["]
+    lines += [f"            {str(step)!r}," for step in steps]
+    lines.append("        ])")
     return "\n".join(lines) + "\n"
 
 

@@ -28,7 +28,9 @@ from .timeline import format_timeline
 from .transaction import Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .explore import Exploration
+    from collections.abc import Sequence
+
+    from .explore import Exploration, Step
 
 
 def thread_names() -> Iterator[str]:
@@ -46,7 +48,15 @@ class ScenarioTestCase(unittest.TestCase):
     #: the managed threads at the end of a test.
     stall_timeout: float = 10.0
 
+    #: Whether a managed thread that never started fails the test (the test
+    #: made it but never entered ``with self.scenario:`` after). Set it to
+    #: ``False``, on the class or in a test, for tests that make threads
+    #: without meaning to run them (a test of a script's mistakes, say).
+    threads_must_run: bool = True
+
     _blanket_scenario: Scenario | None = None
+    _blanket_outcomes: dict[threading.Thread, Any] | None = None
+    _blanket_method_returned = False
 
     @property
     def scenario(self) -> Scenario:
@@ -65,6 +75,32 @@ class ScenarioTestCase(unittest.TestCase):
         scenario = self.scenario
         return scenario._thread(target, args, kwargs, next(self._blanket_names))
 
+    def worker(self, call: Callable[..., Any], *args: Any, **kwargs: Any
+               ) -> threading.Thread:
+        """A managed thread, as :meth:`thread` makes, for code expected to
+        raise: what ``call(*args, **kwargs)`` returns, or the exception it
+        raises, goes into :attr:`outcome` under the thread's name, and an
+        exception does not fail the test."""
+        if self._blanket_outcomes is None:
+            self._blanket_outcomes = {}
+        outcomes = self._blanket_outcomes
+
+        def keep_outcome() -> None:
+            thread = threading.current_thread()
+            try:
+                outcomes[thread] = call(*args, **kwargs)
+            except Exception as error:  # noqa: BLE001 - kept for the test to check
+                outcomes[thread] = error
+        return self.thread(keep_outcome)
+
+    @property
+    def outcome(self) -> dict[str, Any]:
+        """What the call of each finished :meth:`worker` returned or raised,
+        by thread name (a worker still running, or never started, is not in it)."""
+        # A copy first: a worker may be adding its outcome meanwhile.
+        kept = (self._blanket_outcomes or {}).copy()
+        return {thread.name: value for thread, value in kept.items()}
+
     # -- exploration and deadlocks ----------------------------------------------
 
     def explore(self, setup: Callable[[Scenario], Callable[[], object] | None],
@@ -79,6 +115,20 @@ class ScenarioTestCase(unittest.TestCase):
         if result.failure is not None:
             self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
         return result
+
+    def replay(self, setup: Callable[[Scenario], Callable[[], object] | None],
+               schedule: Sequence[Step | str]) -> None:
+        """Replay *schedule* on the scenario *setup* describes (see
+        :func:`blanket.reproduce.replay`: its steps go while the calls match
+        them, then the threads finish by a fixed rule), and fail the test if
+        the run fails as an exploration's would: a thread raised, the threads
+        deadlocked, or the invariant failed. The tests :func:`blanket.explore`
+        writes for a failure call this, so they pass once the bug is fixed."""
+        from .reproduce import replay
+        result = replay(setup, schedule, timeout=self.stall_timeout,
+                        name=self._testMethodName)
+        if result.failure is not None:
+            self.fail(str(result))
 
     def assertNoDeadlock(self, msg: Any = None) -> None:  # noqa: N802 - unittest style
         """Fail if the scenario's live threads can no longer go on: none of
@@ -110,6 +160,12 @@ class ScenarioTestCase(unittest.TestCase):
             scenario.close_injections()
         stuck = core.join(list(core.managed))
         problems = []
+        never_ran = [thread for thread in core.managed if thread.ident is None]
+        if never_ran and self.threads_must_run and self._blanket_method_returned:
+            names = ", ".join(repr(thread.name) for thread in never_ran)
+            problems.append(f"threads {names} never ran: the test made them but did not "
+                            "enter 'with self.scenario:' afterwards (set "
+                            "threads_must_run = False if it never meant to run them)")
         if stuck:
             problems.append("threads still running at the end of the test:\n"
                             + scenario.report())
@@ -118,6 +174,13 @@ class ScenarioTestCase(unittest.TestCase):
             problems.append(f"thread {thread.name!r} died of an exception:\n{trace}")
         if problems:
             raise self.failureException("\n\n".join(problems))
+
+    def _callTestMethod(self, method: Callable[[], object]) -> None:  # noqa: N802
+        # unittest's hook around the test method. Only a method that returned
+        # is told its threads never ran: one that failed, errored out or was
+        # skipped before it entered its scenario is reported once, for that.
+        super()._callTestMethod(method)  # type: ignore[misc]
+        self._blanket_method_returned = True
 
     # -- assertions over the log ----------------------------------------------------
 

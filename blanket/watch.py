@@ -8,7 +8,7 @@ put back when the scenario exits): before every attribute, subscript and
 global load, store or delete, every ``in`` and every ``iter()``, a call
 hands the object about to be accessed to a :class:`Site` (one per
 instruction); a closure's variable is its cell. A site records the access
-(:data:`Access`) in a list that only its thread appends to, flat: five
+(``Access``) in a list that only its thread appends to, flat: five
 items an access, so that recording allocates nothing the garbage collector
 tracks. :mod:`blanket.races` reads the lists once the threads have
 finished. Loads of the methods of ``list``, ``dict``,

@@ -70,4 +70,34 @@ class ReadmeExample(unittest.TestCase):
         exec("import blanket\n" + example.replace("print(", "source = ("),  # noqa: S102
              namespace)
         self.assertIn("B holds Lock 2 and waits for Lock 1", str(namespace["result"]))
-        self.assertIn("self.assertNoDeadlock()", str(namespace["source"]))
+        self.assertIn("self.replay(transfers, [", str(namespace["source"]))
+
+
+class DocStressScenarios(unittest.TestCase):
+    """``python -m stress`` repeats the README's scripts and the tutorial's
+    pages (stress/docs.py); here each runs twice and gives the same record."""
+
+    def test_each_gives_the_same_output_and_log_twice(self) -> None:
+        from stress.docs import DOC_SCENARIOS
+        for name, scenario in DOC_SCENARIOS.items():
+            with self.subTest(name):
+                first = scenario()
+                self.assertIn("-- scenario", "\n".join(first))
+                self.assertEqual(scenario(), first)
+
+    def test_the_record_names_thread_primitive_method_state_and_result(self) -> None:
+        from stress.docs import DOC_SCENARIOS
+        record = DOC_SCENARIOS["readme_high_level"]()
+        self.assertEqual(record[:3], [f"worker {name} got the lock" for name in "BAC"])
+        self.assertIn("Thread-#2 (worker) Lock 1 Lock.acquire RETURNED True", record)
+
+    def test_a_page_whose_example_fails_raises(self) -> None:
+        from stress import docs
+        broken = DOCS / "tutorial" / "broken-for-a-test.rst"
+        broken.write_text(">>> 1 + 1\n3\n", encoding="utf-8")
+        try:
+            run = docs.doc_page("tutorial/broken-for-a-test.rst")
+        finally:
+            broken.unlink()
+        with self.assertRaisesRegex(AssertionError, "Expected:\n    3\nGot:\n    2"):
+            run()

@@ -168,6 +168,7 @@ class StuckReport(blanket.ScenarioTestCase):
     def test_nothing_to_report_for_threads_outside_calls(self) -> None:
         lock = self.scenario.Lock()
         self.thread(nested(lock, lock))
+        self.threads_must_run = False  # made to be looked at before it starts
         self.assertEqual(report(self.scenario), "")  # not started: not inside a call
         core = self.scenario._core
         with core.lock:

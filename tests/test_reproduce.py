@@ -4,15 +4,18 @@ primitives), and ScenarioTestCase.explore."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import sys
+import tempfile
 import types
 import unittest
+import unittest.mock
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import blanket
-from blanket import Scenario
-from blanket.explore import Step
-from blanket.reproduce import _identifier, _step_lines
+from blanket import Scenario, reproduce
 
 from . import explore_bugs as bugs
 from .support import quiet_thread_errors, unchecked
@@ -104,6 +107,14 @@ def raise_in_a_wait(scenario: Scenario) -> None:
     scenario.thread(produce)
 
 
+def fixed_source(source: str, buggy: str, fixed: str) -> str:
+    """*source* importing the *fixed* setup under the buggy one's name: the
+    same test, once the user has fixed the code."""
+    line = f"from tests.explore_bugs import {buggy}\n"
+    assert line in source, source
+    return source.replace(line, f"from tests.explore_bugs import {fixed} as {buggy}\n")
+
+
 class GeneratedSource(unittest.TestCase):
     def test_an_invariant_failure_replays(self) -> None:
         failure = failure_of(bugs.check_then_act)
@@ -111,49 +122,38 @@ class GeneratedSource(unittest.TestCase):
         self.assertIn("class TestCheckThenActSchedule(blanket.ScenarioTestCase):",
                       failure.source)
         self.assertIn('"""AssertionError: overdrawn: balance -60"""', failure.source)
-        self.assertIn("        if invariant is not None:\n            invariant()\n",
+        steps = "".join(f"            {str(step)!r},\n" for step in failure.schedule)
+        self.assertIn(f"        self.replay(check_then_act, [\n{steps}        ])\n",
                       failure.source)
         self.assertIn("overdrawn: balance -60", only_problem(replay(failure.source)))
 
-    def test_a_deadlock_replays_with_assert_no_deadlock(self) -> None:
-        failure = failure_of(bugs.abba)
-        self.assertIn("            self.assertNoDeadlock()\n", failure.source)
-        self.assertIn("from blanket import Parked\n", failure.source)
-        problem = only_problem(replay(failure.source))
-        self.assertIn("deadlock: A holds Lock 1 and waits for Lock 2", problem)
+    def test_the_replay_fails_on_each_bug_and_passes_once_it_is_fixed(self) -> None:
+        # The regression test: generated from the buggy code, it fails there
+        # (before, it did not run at all against the fixed code: its script
+        # raised ThreadOrderingError at the first call that differed).
+        cases = [("check_then_act", "dfs", "overdrawn"), ("abba", "dfs", "deadlock: A holds"),
+                 ("if_not_while", "dfs", "IndexError"), ("lost_wakeup", "dfs", "stuck"),
+                 ("philosophers", "random", "E holds Lock 5 and waits for Lock 1")]
+        for name, strategy, says in cases:
+            with self.subTest(name):
+                source = failure_of(getattr(bugs, name), strategy=strategy).source
+                self.assertIn(says, only_problem(replay(source)))
+                fixed = replay(fixed_source(source, name, f"{name}_fixed"))
+                self.assertTrue(fixed.wasSuccessful(), fixed.failures + fixed.errors)
+                self.assertEqual(fixed.testsRun, 1)
 
-    def test_a_resumed_wait_replays_with_unstall(self) -> None:
-        failure = failure_of(raise_in_a_wait)
-        self.assertEqual(failure.kind, "exception")
-        self.assertIn("scenario.api(condition_1).unstall(condition_1.wait, A)",
-                      failure.source)
-        self.assertIn("tx = scenario.skip(A, condition_1.wait)[A]", failure.source)
-        self.assertIn("scenario.wait(Waiting(tx))", failure.source)
-        self.assertIn("from blanket import Parked, Waiting", failure.source)
-        self.assertIn("IndexError", only_problem(replay(
-            failure.source, raise_in_a_wait=raise_in_a_wait)))
-
-    def test_an_expired_timeout_replays(self) -> None:
-        setup = timed_wait_that_must_not_time_out
-        failure = failure_of(setup)
-        self.assertEqual(failure.kind, "invariant")
-        self.assertEqual([step.mark for step in failure.schedule][:2], ["A", "A*"])
-        self.assertIn("scenario.api(condition_1).expire(condition_1.wait, A)",
-                      failure.source)
-        problem = only_problem(replay(failure.source, **{setup.__name__: setup}))
-        self.assertIn("[False]", problem)
-
-    def test_a_disregarded_timeout_replays(self) -> None:
-        setup = timed_wait_that_must_time_out
-        failure = failure_of(setup)
-        self.assertEqual(failure.kind, "invariant")
-        step = next(step for step in failure.schedule if step.call == "Condition.wait")
-        self.assertTrue(step.disregarded)
-        self.assertEqual(str(step), "A: Condition 1 Condition.wait (timeout disregarded)")
-        self.assertIn("scenario.api(condition_1).disregard(condition_1.wait, A)",
-                      failure.source)
-        problem = only_problem(replay(failure.source, **{setup.__name__: setup}))
-        self.assertIn("[True]", problem)
+    def test_a_resumed_wait_and_timeouts_replay(self) -> None:
+        for setup, says, step in [
+                (raise_in_a_wait, "IndexError", "A: Condition 1 Condition.wait resumes"),
+                (timed_wait_that_must_not_time_out, "[False]",
+                 "A: Condition 1 Condition.wait (expired)"),
+                (timed_wait_that_must_time_out, "[True]",
+                 "A: Condition 1 Condition.wait (timeout disregarded)")]:
+            with self.subTest(setup.__name__):
+                failure = failure_of(setup)
+                self.assertIn(f"from {__name__} import {setup.__name__}\n", failure.source)
+                self.assertIn(f"'{step}',", failure.source)
+                self.assertIn(says, only_problem(replay(failure.source)))
 
     def test_a_setup_that_is_not_importable_is_named_in_a_comment(self) -> None:
         def local_setup(scenario: Scenario) -> Callable[[], None]:
@@ -167,10 +167,7 @@ class GeneratedSource(unittest.TestCase):
             "<locals>.local_setup is not importable: define it at module level, then\n"
             f"# from {__name__} import local_setup\n", source)
         self.assertIn("class TestLocalSetupSchedule", source)
-        # No threads, no steps: nothing to name or wait for.
-        self.assertNotIn("scenario.managed", source)
-        self.assertNotIn("from blanket import", source)
-        self.assertIn("        with scenario:\n            pass\n", source)
+        self.assertIn("        self.replay(local_setup, [\n        ])\n", source)
         self.assertIn("never holds", only_problem(replay(source, local_setup=local_setup)))
 
     def test_a_setup_without_a_qualified_name(self) -> None:
@@ -183,62 +180,140 @@ class GeneratedSource(unittest.TestCase):
         setup = Setup()
         with unchecked():
             failure = failure_of(setup, name="callable")  # type: ignore[arg-type]
-        self.assertIn("invariant = setup(scenario)", failure.source)
+        self.assertIn("self.replay(setup, [", failure.source)
         self.assertIn("class TestSetupSchedule", failure.source)
 
-    def test_one_thread_unpacks_as_a_tuple(self) -> None:
-        def alone(scenario: Scenario) -> None:
-            lock = scenario.Lock()
 
-            def fail() -> None:
-                with lock:
-                    raise RuntimeError("alone")
-            scenario.thread(fail)
-
-        failure = failure_of(alone)
-        self.assertIn("        A, = scenario.managed\n        A.name = 'A'\n", failure.source)
+def in_main(scenario: Scenario) -> Callable[[], None]:
+    """A setup that says it was defined in the __main__ module."""
+    return broken_invariant(scenario)
 
 
-class StepLines(unittest.TestCase):
-    """One step's lines, for each kind of step."""
+in_main.__module__ = "__main__"
 
-    names = {"Lock 1": "lock_1", "ready": "ready"}
 
-    def test_a_call_let_go(self) -> None:
-        step = Step("A", "Lock.acquire", "Lock 1", "BLOCKED", settled=(("A", "parked"),))
-        self.assertEqual(_step_lines(step, self.names),
-                         ["scenario.skip(A, lock_1.acquire)", "scenario.wait(Parked(A))"])
+class SetupInMain(unittest.TestCase):
+    """A setup defined in the script being run is imported by its real name."""
 
-    def test_a_call_that_wakes_another_thread_into_a_sleep(self) -> None:
-        step = Step("B", "Condition.notify", "ready", "BLOCKED",
-                    settled=(("A", "waiting"), ("B", "parked")))
-        self.assertEqual(_step_lines(step, self.names), [
-            "scenario.skip(B, ready.notify)",
-            "scenario.wait(Waiting(scenario.transaction(A)))",
-            "scenario.wait(Parked(B))"])
+    def source_with_main(self, main: types.ModuleType) -> str:
+        with unittest.mock.patch.dict(sys.modules, {"__main__": main}):
+            source = failure_of(in_main).source
+        self.assertNotIn("from __main__", source)
+        return source
 
-    def test_a_resumed_wait_that_sleeps_again(self) -> None:
-        step = Step("A", "Condition.wait", "ready", "STALLED", settled=(("A", "waiting"),))
-        self.assertEqual(_step_lines(step, self.names), [
-            "scenario.api(ready).unstall(ready.wait, A)",
-            "scenario.wait(Waiting(scenario.transaction(A)))"])
+    def test_run_with_dash_m(self) -> None:
+        main = types.ModuleType("__main__")
+        main.__spec__ = importlib.machinery.ModuleSpec("tools.check", None)
+        self.assertIn("\nfrom tools.check import in_main\n", self.source_with_main(main))
 
-    def test_timeouts(self) -> None:
-        expired = Step("A", "Lock.acquire", "Lock 1", "BLOCKED", expired=True)
-        disregarded = Step("A", "Lock.acquire", "Lock 1", "BLOCKED", disregarded=True)
-        self.assertEqual(_step_lines(expired, self.names)[0],
-                         "scenario.api(lock_1).expire(lock_1.acquire, A)")
-        self.assertEqual(_step_lines(disregarded, self.names)[0],
-                         "scenario.api(lock_1).disregard(lock_1.acquire, A)")
+    def test_run_by_its_path(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            package = Path(folder) / "proj" / "scripts"
+            package.mkdir(parents=True)
+            (package / "__init__.py").write_text("")
+            main = types.ModuleType("__main__")
+            main.__spec__ = None
+            main.__file__ = str(package / "check.py")
+            source = self.source_with_main(main)
+        self.assertIn(f"# in_main is defined in {main.__file__}, run as a script: its "
+                      "folder must be\n# on sys.path, and its top level guarded by "
+                      "if __name__ == '__main__'.\nfrom scripts.check import in_main\n",
+                      source)
 
-    def test_identifiers_for_labels(self) -> None:
-        taken = {"A", "lock_1"}
-        self.assertEqual(_identifier("Lock 2", taken), "lock_2")
-        self.assertEqual(_identifier("Lock 1", taken), "lock_1_2")
-        self.assertEqual(_identifier("Lock 1", taken), "lock_1_3")
-        self.assertEqual(_identifier("2nd lock", taken), "p_2nd_lock")
-        self.assertEqual(_identifier("class", taken), "p_class")
-        self.assertEqual(_identifier("***", taken), "primitive")
+    def test_typed_in_at_the_prompt(self) -> None:
+        main = types.ModuleType("__main__")
+        main.__spec__ = None
+        source = self.source_with_main(main)
+        self.assertIn("# in_main was defined in the interactive session: move it to a "
+                      "module your tests\n# can import, then import it here, e.g.\n"
+                      "# from mymodule import in_main\n", source)
+
+
+def timed_event_wait(scenario: Scenario) -> Callable[[], None]:
+    """A waits on an event nobody sets, with a timeout: it must time out."""
+    event = scenario.Event()
+    got: list[bool] = []
+    scenario.thread(lambda: got.append(event.wait(60)))
+
+    def timed_out() -> None:
+        assert got == [False], got
+    return timed_out
+
+
+class Replaying(unittest.TestCase):
+    """blanket.reproduce.replay and ScenarioTestCase.replay."""
+
+    def test_the_schedule_then_the_rule(self) -> None:
+        result = reproduce.replay(bugs.check_then_act_fixed,
+                                  ["A: Lock 1 Lock.acquire", "B: Lock 1 Lock.acquire"],
+                                  timeout=BOUND)
+        self.assertIsNone(result.failure)
+        self.assertEqual(result.followed, 1)
+        self.assertEqual(result.diverged, "step 2 (B: Lock 1 Lock.acquire) could not go; "
+                                          "the calls that could: A: Lock 1 Lock.release")
+        self.assertEqual([step.mark for step in result.steps], ["A", "A", "B", "B"])
+        self.assertTrue(str(result).startswith(
+            "the replay passed: it followed 1 step(s) of the schedule, then step 2 "))
+        self.assertIn("steps:\n  1. A: Lock 1 Lock.acquire\n  2. A: Lock 1 Lock.release",
+                      str(result))
+
+    def test_a_failing_replay_says_how_far_it_followed(self) -> None:
+        failure = failure_of(bugs.check_then_act)
+        with quiet_thread_errors():
+            result = reproduce.replay(bugs.check_then_act, failure.schedule, timeout=BOUND)
+        assert result.failure is not None
+        self.assertEqual(result.failure[0], "invariant")
+        self.assertEqual(result.followed, len(failure.schedule))
+        self.assertIsNone(result.diverged)
+        self.assertTrue(str(result).startswith("the replay failed: invariant: the invariant "
+                                               "failed:"))
+        self.assertIn(f"it followed all {len(failure.schedule)} step(s) of the schedule",
+                      str(result))
+
+    def test_threads_that_end_before_the_schedule_does(self) -> None:
+        result = reproduce.replay(bugs.check_then_act_fixed, [
+            "A: Lock 1 Lock.acquire", "A: Lock 1 Lock.release", "B: Lock 1 Lock.acquire",
+            "B: Lock 1 Lock.release", "C: Lock 1 Lock.acquire"], timeout=BOUND)
+        self.assertIsNone(result.failure)
+        self.assertEqual(result.diverged,
+                         "the threads ended before step 5 (C: Lock 1 Lock.acquire)")
+
+    def test_a_wait_nothing_wakes_times_out(self) -> None:
+        # The rule lets the timed wait go as if its timeout were long; nothing
+        # wakes it, so the replay is run again with it expired, as time would.
+        result = reproduce.replay(timed_event_wait, [], timeout=BOUND)
+        self.assertIsNone(result.failure)
+        self.assertEqual([str(step) for step in result.steps],
+                         ["A: Event 1 Event.wait (expired)"])
+
+    def test_a_disregarded_wait_of_the_schedule_that_nothing_wakes(self) -> None:
+        result = reproduce.replay(timed_event_wait,
+                                  [blanket.Step("A", "Event.wait", "Event 1", "BLOCKED",
+                                                disregarded=True)], timeout=BOUND)
+        self.assertEqual(result.failure, (
+            "stall", "a wait the schedule let go with its timeout disregarded was never woken"))
+
+    def test_in_a_test_case(self) -> None:
+        class Case(blanket.ScenarioTestCase):
+            stall_timeout = BOUND
+
+            def test_fixed(self) -> None:
+                self.replay(bugs.check_then_act_fixed, ["B: Lock 1 Lock.acquire"])
+
+            def test_buggy(self) -> None:
+                self.replay(bugs.check_then_act, ["B: Lock 1 Lock.acquire",
+                                                   "A: Lock 1 Lock.acquire"])
+
+        result = unittest.TestResult()
+        with quiet_thread_errors():
+            Case("test_fixed").run(result)
+            Case("test_buggy").run(result)
+        self.assertEqual(result.testsRun, 2)
+        self.assertEqual(result.errors, [])
+        [(case, message)] = result.failures
+        self.assertEqual(case.id().rsplit(".", 1)[-1], "test_buggy")
+        self.assertIn("the replay failed: invariant: the invariant failed:", message)
+        self.assertIn("overdrawn", message)
 
 
 class PrimitiveLookup(unittest.TestCase):

@@ -369,17 +369,97 @@ class Cleanup(unittest.TestCase):
         self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
         self.assertEqual(result.testsRun, 1)
 
-    def test_threads_made_but_never_started(self) -> None:
-        # The scenario is never entered, so its threads never start; cleanup
-        # must not trip over joining them.
+    def test_threads_made_but_never_run_fail_the_test(self) -> None:
+        # The scenario is never entered, so its threads never start: the test
+        # checked nothing of what it meant to (it passed before).
         class Case(blanket.ScenarioTestCase):
             stall_timeout = 0.3
 
             def test_x(self) -> None:
                 self.thread(lambda: None)
+                self.thread(lambda: None).name = "writer"
 
         result = sub_run(Case, "test_x")
+        self.assertEqual(len(result.failures), 1, result.failures + result.errors)
+        self.assertIn("threads 'A', 'writer' never ran: the test made them but did not "
+                      "enter 'with self.scenario:'", result.failures[0][1])
+
+    def test_a_thread_made_after_the_scenario_exited_never_ran(self) -> None:
+        class Case(blanket.ScenarioTestCase):
+            def test_x(self) -> None:
+                self.thread(lambda: None)
+                with self.scenario:
+                    pass
+                self.thread(lambda: None)
+
+        result = sub_run(Case, "test_x")
+        self.assertEqual(len(result.failures), 1, result.failures + result.errors)
+        self.assertIn("threads 'B' never ran", result.failures[0][1])
+
+    def test_threads_must_run_false_says_the_test_never_meant_to(self) -> None:
+        class Case(blanket.ScenarioTestCase):
+            def test_on_the_class(self) -> None:
+                self.thread(lambda: None)
+
+            def test_in_the_test(self) -> None:
+                self.thread(lambda: None)
+                self.threads_must_run = False
+
+        Case.threads_must_run = False
+        result = sub_run(Case, "test_on_the_class")
         self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
+        Case.threads_must_run = True
+        result = sub_run(Case, "test_in_the_test")
+        self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
+
+    def test_a_test_that_failed_or_skipped_first_is_reported_once(self) -> None:
+        class Case(blanket.ScenarioTestCase):
+            def test_fails(self) -> None:
+                self.thread(lambda: None)
+                self.fail("the test's own failure")
+
+            def test_skips(self) -> None:
+                self.thread(lambda: None)
+                self.skipTest("not today")
+
+        result = sub_run(Case, "test_fails")
+        self.assertEqual(len(result.failures + result.errors), 1)
+        self.assertIn("the test's own failure", result.failures[0][1])
+        self.assertNotIn("never ran", result.failures[0][1])
+        result = sub_run(Case, "test_skips")
+        self.assertEqual((result.failures, result.errors, len(result.skipped)), ([], [], 1))
+
+
+class Workers(blanket.ScenarioTestCase):
+    """self.worker: threads whose call may raise, and self.outcome."""
+
+    stall_timeout = 5.0
+
+    def test_returned_and_raised_values_are_kept_by_name(self) -> None:
+        def divide(a: int, b: int = 1) -> float:
+            return a / b
+
+        self.worker(divide, 6, b=3)
+        self.worker(divide, 1, b=0).name = "zero"
+        self.assertEqual(self.outcome, {})  # none has run yet
+        with quiet_thread_errors(), self.scenario:
+            pass
+        outcome = self.outcome
+        self.assertEqual(set(outcome), {"A", "zero"})
+        self.assertEqual(outcome["A"], 2.0)
+        self.assertIsInstance(outcome["zero"], ZeroDivisionError)
+
+    def test_a_worker_still_parked_has_no_outcome(self) -> None:
+        lock = self.scenario.Lock()
+        A = self.worker(lock.acquire)
+        with self.scenario:
+            self.scenario.wait(A)
+            self.assertEqual(self.outcome, {})
+            self.scenario.finish(A)
+        self.assertEqual(self.outcome, {"A": True})
+
+    def test_an_outcome_without_workers_is_empty(self) -> None:
+        self.assertEqual(self.outcome, {})
 
 
 class Timeline(unittest.TestCase):

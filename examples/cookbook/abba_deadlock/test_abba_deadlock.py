@@ -2,7 +2,6 @@
 
 import blanket
 
-from ..support import CookbookTestCase
 from . import buggy, fixed
 
 
@@ -27,7 +26,7 @@ class OppositeTransfers:
             self.scenario.wait(first, blanket.Waiting(first))  # done, or asleep
 
 
-class TestBuggyTransfers(OppositeTransfers, CookbookTestCase):
+class TestBuggyTransfers(OppositeTransfers, blanket.ScenarioTestCase):
     def test_the_transfers_deadlock(self):
         x, y, A, B = self.start(buggy)
         with self.scenario:
@@ -42,7 +41,7 @@ class TestBuggyTransfers(OppositeTransfers, CookbookTestCase):
         self.assertFalse(A.is_alive() or B.is_alive())  # abandoned and joined
 
 
-class TestFixedTransfers(OppositeTransfers, CookbookTestCase):
+class TestFixedTransfers(OppositeTransfers, blanket.ScenarioTestCase):
     def test_both_transfers_go_through(self):
         x, y, A, B = self.start(fixed)
         with self.scenario:

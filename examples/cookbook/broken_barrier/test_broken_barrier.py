@@ -4,7 +4,6 @@ import threading
 
 import blanket
 
-from ..support import CookbookTestCase
 from . import buggy, fixed
 
 PARTS = [[1, 2], [3, 4], [5, 6]]
@@ -46,7 +45,7 @@ class LateWorker:
         return barrier, A, B, C
 
 
-class TestBuggySum(LateWorker, CookbookTestCase):
+class TestBuggySum(LateWorker, blanket.ScenarioTestCase):
     module = buggy
 
     def test_a_timeout_gives_wrong_totals(self):
@@ -60,7 +59,7 @@ class TestBuggySum(LateWorker, CookbookTestCase):
         self.assertEqual(self.outcome, {"A": 10, "B": 10, "C": None})
 
 
-class TestFixedSum(LateWorker, CookbookTestCase):
+class TestFixedSum(LateWorker, blanket.ScenarioTestCase):
     module = fixed
 
     def test_a_timeout_gives_no_total(self):

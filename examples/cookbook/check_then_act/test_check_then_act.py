@@ -1,6 +1,7 @@
 """Two withdrawals of 80 from a balance of 100: A checks, B runs, A acts."""
 
-from ..support import CookbookTestCase
+import blanket
+
 from . import buggy, fixed
 
 
@@ -23,7 +24,7 @@ class TwoWithdrawals:
         return account, A, B
 
 
-class TestBuggyAccount(TwoWithdrawals, CookbookTestCase):
+class TestBuggyAccount(TwoWithdrawals, blanket.ScenarioTestCase):
     Account = buggy.Account
 
     def test_both_withdrawals_succeed_and_the_balance_goes_negative(self):
@@ -33,7 +34,7 @@ class TestBuggyAccount(TwoWithdrawals, CookbookTestCase):
         self.assertAcquiredOrder(account.lock, [A, B, B, A])
 
 
-class TestFixedAccount(TwoWithdrawals, CookbookTestCase):
+class TestFixedAccount(TwoWithdrawals, blanket.ScenarioTestCase):
     Account = fixed.Account
 
     def test_the_second_withdrawal_is_refused(self):

@@ -2,7 +2,6 @@
 
 import blanket
 
-from ..support import CookbookTestCase
 from . import buggy, fixed
 
 
@@ -32,7 +31,7 @@ class ReadWhileLoading:
         return settings, A, B
 
 
-class TestBuggySettings(ReadWhileLoading, CookbookTestCase):
+class TestBuggySettings(ReadWhileLoading, blanket.ScenarioTestCase):
     module = buggy
 
     def test_the_second_reader_finds_the_settings_empty(self):
@@ -42,7 +41,7 @@ class TestBuggySettings(ReadWhileLoading, CookbookTestCase):
         self.assertAcquiredOrder(settings.lock, [A])  # B never took the lock
 
 
-class TestFixedSettings(ReadWhileLoading, CookbookTestCase):
+class TestFixedSettings(ReadWhileLoading, blanket.ScenarioTestCase):
     module = fixed
 
     def test_the_second_reader_waits_for_the_settings(self):

@@ -1,11 +1,12 @@
 """Consumer A waits; producer B puts a job and wakes A; before A has the lock
 back, consumer C comes and takes the job."""
 
-from ..support import CookbookTestCase
+import blanket
+
 from . import buggy, fixed
 
 
-class TestBuggyQueue(CookbookTestCase):
+class TestBuggyQueue(blanket.ScenarioTestCase):
     def test_the_woken_consumer_finds_the_queue_empty(self):
         condition = self.scenario.Condition()
         queue = buggy.JobQueue(condition)
@@ -23,7 +24,7 @@ class TestBuggyQueue(CookbookTestCase):
         self.assertIsInstance(self.outcome["A"], IndexError)  # pop from empty list
 
 
-class TestFixedQueue(CookbookTestCase):
+class TestFixedQueue(blanket.ScenarioTestCase):
     def test_the_woken_consumer_waits_again(self):
         condition = self.scenario.Condition()
         queue = fixed.JobQueue(condition)

@@ -1,6 +1,7 @@
 """B is printing when A's acquire times out."""
 
-from ..support import CookbookTestCase
+import blanket
+
 from . import buggy, fixed
 
 
@@ -22,7 +23,7 @@ class BusyPrinter:
         return printer, A, B
 
 
-class TestBuggyPrinter(BusyPrinter, CookbookTestCase):
+class TestBuggyPrinter(BusyPrinter, blanket.ScenarioTestCase):
     Printer = buggy.Printer
 
     def test_a_prints_anyway_and_b_fails_to_release(self):
@@ -35,7 +36,7 @@ class TestBuggyPrinter(BusyPrinter, CookbookTestCase):
         self.assertIsInstance(self.outcome["B"], RuntimeError)
 
 
-class TestFixedPrinter(BusyPrinter, CookbookTestCase):
+class TestFixedPrinter(BusyPrinter, blanket.ScenarioTestCase):
     Printer = fixed.Printer
 
     def test_a_reports_the_printer_busy(self):

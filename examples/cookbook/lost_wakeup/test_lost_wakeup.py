@@ -2,11 +2,10 @@
 
 import blanket
 
-from ..support import CookbookTestCase
 from . import buggy, fixed
 
 
-class TestBuggyMailbox(CookbookTestCase):
+class TestBuggyMailbox(blanket.ScenarioTestCase):
     # A lost wakeup is a hang: blanket reports it once this bound is hit.
     stall_timeout = 1.0
 
@@ -28,7 +27,7 @@ class TestBuggyMailbox(CookbookTestCase):
         self.assertIn("'B': terminated", stall.exception.report)
 
 
-class TestFixedMailbox(CookbookTestCase):
+class TestFixedMailbox(blanket.ScenarioTestCase):
     def test_the_reader_finds_the_message(self):
         condition = self.scenario.Condition()
         mailbox = fixed.Mailbox(condition)

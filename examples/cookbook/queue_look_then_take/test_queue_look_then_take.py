@@ -7,11 +7,12 @@ three conditions on the scenario while the queue is created, so every
 
 import queue
 
-from ..support import CookbookTestCase
+import blanket
+
 from . import buggy, fixed
 
 
-class QueueTestCase(CookbookTestCase):
+class QueueTestCase(blanket.ScenarioTestCase):
     def make_queue(self) -> queue.Queue:
         with self.scenario.inject(queue):
             return queue.Queue(maxsize=1)

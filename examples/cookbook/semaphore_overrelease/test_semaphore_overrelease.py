@@ -2,7 +2,6 @@
 
 import blanket
 
-from ..support import CookbookTestCase
 from . import buggy, fixed
 
 
@@ -39,7 +38,7 @@ class OneSlotPool:
         return slots, A, B, C
 
 
-class TestBuggyPoolPlainSemaphore(OneSlotPool, CookbookTestCase):
+class TestBuggyPoolPlainSemaphore(OneSlotPool, blanket.ScenarioTestCase):
     module, kind = buggy, "Semaphore"
 
     def test_the_pool_grows(self):
@@ -49,7 +48,7 @@ class TestBuggyPoolPlainSemaphore(OneSlotPool, CookbookTestCase):
         self.assertFalse(self.c_had_to_wait)  # B and C ran at once in a pool of one
 
 
-class TestBuggyPoolBoundedSemaphore(OneSlotPool, CookbookTestCase):
+class TestBuggyPoolBoundedSemaphore(OneSlotPool, blanket.ScenarioTestCase):
     module, kind = buggy, "BoundedSemaphore"
 
     def test_the_second_release_raises(self):
@@ -59,7 +58,7 @@ class TestBuggyPoolBoundedSemaphore(OneSlotPool, CookbookTestCase):
         self.assertTrue(self.c_had_to_wait)  # the pool kept its size
 
 
-class TestFixedPool(OneSlotPool, CookbookTestCase):
+class TestFixedPool(OneSlotPool, blanket.ScenarioTestCase):
     module, kind = fixed, "BoundedSemaphore"
 
     def test_c_waits_for_the_slot(self):
