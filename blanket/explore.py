@@ -622,20 +622,6 @@ def _owner(choices: Sequence[str], count: int) -> int:
     return zlib.crc32(",".join(choices).encode()) % count + 1
 
 
-#: Every run is watched for what blanket cannot see up to this many runs;
-#: after them, the 64th, 128th, 256th, ... run.
-WATCHED_RUNS = 32
-
-
-def _watched(runs: int, unseen: Unseen) -> Unseen | None:
-    """*unseen* for the run after *runs* runs if it is one to watch: a
-    watched run is slower (its profile function sees every call: about 1,900
-    events, 0.1-0.2 us each in the function, in a 24-step run of two threads
-    on 3.11), and what a program does outside blanket it mostly does in
-    every run."""
-    return unseen if runs < WATCHED_RUNS or runs & (runs + 1) == 0 else None
-
-
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
@@ -687,10 +673,10 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             rng = random.Random(f"{seed}/{number}")
             chooser = (_random_chooser(rng) if strategy == "random"
                        else _pct_chooser(rng, depth, length))
-            run = _run(setup, title, timeout, chooser, _watched(result.runs, unseen),
+            run = _run(setup, title, timeout, chooser, unseen,
                        racy)
         else:
-            run = _run(setup, title, timeout, search.choose, _watched(result.runs, unseen),
+            run = _run(setup, title, timeout, search.choose, unseen,
                        racy)
             search.analyse(run.trace, run.pending)
             prefix = [step.mark for step in run.steps[:split_depth]]

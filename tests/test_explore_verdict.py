@@ -16,7 +16,6 @@ from typing import Any
 
 import blanket
 from blanket import Scenario
-from blanket.explore import WATCHED_RUNS, _watched
 from blanket.primitives import _wait_for
 from blanket.unseen import Unseen
 
@@ -318,10 +317,33 @@ class Verdict(unittest.TestCase):
         self.assertIn("start", calls)  # and the one made by hand
         self.assertEqual(unseen.notes, ["thread 't' started outside blanket at x.py:1"])
 
-    def test_every_run_is_watched_at_first_then_fewer(self) -> None:
-        unseen = Unseen()
-        watched = [runs + 1 for runs in range(300) if _watched(runs, unseen) is unseen]
-        self.assertEqual(watched, [*range(1, WATCHED_RUNS + 1), 64, 128, 256])
+    def test_what_only_a_late_run_meets_is_named(self) -> None:
+        # Before: only the first 32 runs (then the 64th, 128th, ...) were
+        # watched, and a real Lock met in the 40th run went unnamed.
+        real = threading.Lock()
+        runs = []
+
+        def setup(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+            runs.append(len(runs) + 1)
+            late = len(runs) == 40
+
+            def work() -> None:
+                for _ in range(4):
+                    with lock:
+                        pass
+                if late:
+                    with real:
+                        pass
+
+            scenario.thread(work)
+            scenario.thread(work)
+
+        result = explore(setup)
+        self.assertEqual(result.count, 70)
+        self.assertFalse(result.exhausted)
+        self.assertEqual(len(result.unseen), 1)
+        self.assertRegex(result.unseen[0], r"^real Lock used at test_explore_verdict\.py:\d+$")
 
 
 def frame_in(filename: str, name: str = "f", *, line: int = 1, back: Any = None,
