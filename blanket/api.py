@@ -63,14 +63,14 @@ class PrimitiveAPI:
                              f"{primitive._kind.lower()}.wait or .acquire)")
         return owned[1]
 
-    def _each(self, method: Callable[..., Any], threads: tuple[threading.Thread, ...],
+    def _each(self, who: str, method: Callable[..., Any], threads: tuple[threading.Thread, ...],
               state: State, act: Callable[[Transaction], None]) -> tuple[Transaction, ...]:
         name = self._method_name(method)
         if not threads:
             raise TypeError(f"name at least one thread whose {self._primitive._kind}."
                             f"{name} call to act on")
         done = []
-        for thread in threads:
+        for thread in script_threads(self, threads, who):
             tx = expect(self._primitive._core, thread, self._primitive, name, state)
             act(tx)
             done.append(tx)
@@ -88,32 +88,32 @@ class PrimitiveAPI:
             if pause:
                 tx.pause = True
             tx.unblock()
-        return self._each(method, threads, State.BLOCKED, act)
+        return self._each("unblock", method, threads, State.BLOCKED, act)
 
     def unstall(self, method: Callable[..., Any], *threads: threading.Thread
                 ) -> tuple[Transaction, ...]:
         """Let each thread's *method* call go from ``STALLED``, in order."""
-        return self._each(method, threads, State.STALLED, Transaction.unstall)
+        return self._each("unstall", method, threads, State.STALLED, Transaction.unstall)
 
     def unpause(self, method: Callable[..., Any], *threads: threading.Thread
                 ) -> tuple[Transaction, ...]:
         """Let each thread's *method* call go from ``PAUSED``, in order."""
-        return self._each(method, threads, State.PAUSED, Transaction.unpause)
+        return self._each("unpause", method, threads, State.PAUSED, Transaction.unpause)
 
     def expire(self, method: Callable[..., Any], *threads: threading.Thread
                ) -> tuple[Transaction, ...]:
         """Make each thread's blocked *method* call time out at once."""
-        return self._each(method, threads, State.BLOCKED, Transaction.expire)
+        return self._each("expire", method, threads, State.BLOCKED, Transaction.expire)
 
     def disregard(self, method: Callable[..., Any], *threads: threading.Thread
                   ) -> tuple[Transaction, ...]:
         """Make each thread's blocked *method* call ignore its timeout."""
-        return self._each(method, threads, State.BLOCKED, Transaction.disregard)
+        return self._each("disregard", method, threads, State.BLOCKED, Transaction.disregard)
 
     def revert(self, method: Callable[..., Any], *threads: threading.Thread
                ) -> tuple[Transaction, ...]:
         """Give each thread's blocked *method* call its own timeout back."""
-        return self._each(method, threads, State.BLOCKED, Transaction.revert)
+        return self._each("revert", method, threads, State.BLOCKED, Transaction.revert)
 
     def __repr__(self) -> str:
         return f"<blanket {type(self).__name__} for {self._primitive._core.label(self._primitive)}>"

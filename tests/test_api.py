@@ -206,8 +206,28 @@ class BadCalls(unittest.TestCase):
                 with self.assertRaisesRegex(TypeError, "name at least one thread whose "
                                             "Lock.acquire call"):
                     getattr(self.api, verb)(self.lock.acquire)
-                with unchecked(), self.assertRaisesRegex(TypeError, "expected a thread, not 42"):
+                with unchecked(), self.assertRaisesRegex(TypeError, f"{verb} takes threads, "
+                                                         "not 42"):
                     getattr(self.api, verb)(self.lock.acquire, 42)
+
+    def test_refused_at_once_outside_the_scenario_or_for_another_scenarios_thread(self
+                                                                                  ) -> None:
+        # Before: each waited out the scenario's timeout, then a StallError.
+        A = spawn(self.scenario, "A", self.lock.acquire)
+        other = blanket.Scenario("other", timeout=BOUND)
+        S = spawn(other, "S", lambda: None)
+        for verb in self.VERBS:
+            with self.subTest(verb=verb), self.assertRaisesRegex(
+                    RuntimeError, rf"^{verb} on Lock 1 .* needs the scenario .* entered"):
+                getattr(self.api, verb)(self.lock.acquire, A)
+        with self.scenario:
+            for verb in self.VERBS:
+                with self.subTest(verb=verb), self.assertRaisesRegex(
+                        ValueError, rf"^{verb} on Lock 1 .*: thread 'S' belongs to scenario "
+                                    "'other'"):
+                    getattr(self.api, verb)(self.lock.acquire, S)
+            self.scenario.finish(A)
+        self.assertEqual([tx.thread for tx in self.scenario.log], [A])
 
     def test_thread_parked_on_another_method_or_primitive(self) -> None:
         scenario, lock, other, api = self.scenario, self.lock, self.other, self.api
