@@ -502,13 +502,12 @@ class Dispatch:
         return f"<blanket Dispatch of {len(self._items)}>"
 
 
-def expect(core: ScenarioCore, thread: object, primitive: Primitive,
+def expect(core: ScenarioCore, thread: threading.Thread, primitive: Primitive,
            name: str | tuple[str, ...], state: State) -> Transaction:
     """Wait until *thread* is parked, and return its call if that is a call
     of *name* (or of one of several names) on *primitive* in *state*;
-    ``ThreadOrderingError`` otherwise."""
-    if not isinstance(thread, threading.Thread):
-        raise TypeError(f"expected a thread, not {thread!r}")
+    ``ThreadOrderingError`` otherwise. (Its callers checked the thread,
+    see :func:`check_step`.)"""
     names = (name,) if isinstance(name, str) else name
     with core.lock:
         return _parked_call(core, thread, primitive, names, state)
