@@ -120,6 +120,11 @@ class ScenarioCore:
         self._polled = False
         #: The managed threads the latest entry started (see undo_entry).
         self.entering: list[threading.Thread] = []
+        #: Whether entry starts the threads one at a time, each once the one
+        #: before it is parked at its first call or has ended. An exploration
+        #: asks for it: its runs must not depend on how the threads' first
+        #: steps overlap (on the free-threaded build they truly run at once).
+        self.start_in_turn = False
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -509,6 +514,9 @@ class ScenarioCore:
         before_start()
         for thread in self.entering:
             thread.start()
+            if self.start_in_turn:
+                with self.lock:
+                    self._settle_started([thread])
 
     def undo_entry(self) -> None:
         """Undo an :meth:`enter` of the calling thread that failed part way

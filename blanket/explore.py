@@ -219,6 +219,7 @@ class _Run:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
         self.core = scenario._core
+        self.core.start_in_turn = True
         #: The watch of plain shared state (threads' targets followed when
         #: *racy* is given: the sites that park).
         self.watch = scenario._watch

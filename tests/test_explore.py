@@ -252,6 +252,38 @@ class DepthFirst(unittest.TestCase):
             self.assertFalse(thread.is_alive(), thread)
 
 
+class StartInTurn(unittest.TestCase):
+    def test_each_thread_starts_once_the_one_before_is_parked(self) -> None:
+        # Before: the threads were started together, so what they do before
+        # their first call overlapped (truly, on the free-threaded build) and
+        # a run could hit a data race no step of it shows.
+        seen: list[bool] = []
+
+        def setup(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+
+            def work() -> None:
+                sum(range(2_000_000))  # several switch intervals of the GIL
+                with lock:
+                    pass
+
+            A = scenario.thread(work)
+            B = scenario.thread(work)
+            start = B.start
+
+            def start_b() -> None:
+                seen.append(scenario.transaction(A) is not None)
+                start()
+
+            B.start = start_b  # type: ignore[method-assign]
+            return lambda: None
+
+        result = explore(setup)
+        self.assertEqual(result.count, 2)
+        self.assertTrue(result.exhausted)
+        self.assertEqual(seen, [True, True])
+
+
 class RandomAndPCT(unittest.TestCase):
     def test_the_same_seed_gives_the_same_schedules(self) -> None:
         for strategy in ("random", "pct"):
