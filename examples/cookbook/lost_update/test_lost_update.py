@@ -1,0 +1,44 @@
+"""Two threads count a hit each: explore every order of their accesses."""
+
+import unittest
+
+import blanket
+
+from .. import where
+from . import buggy, fixed
+
+
+def two_hits(make_counter):
+    """A setup for blanket.explore: two threads count a hit each on the
+    counter *make_counter* makes for the scenario."""
+    def setup(scenario):
+        counter = make_counter(scenario)
+        scenario.thread(counter.hit)
+        scenario.thread(counter.hit)
+
+        def both_counted():
+            assert counter.count == 2, f"count is {counter.count}"
+        return both_counted
+    return setup
+
+
+class TestBuggyCounter(unittest.TestCase):
+    def test_a_hit_is_lost_where_both_threads_update_the_count(self):
+        result = blanket.explore(two_hits(lambda scenario: buggy.HitCounter()))
+        self.assertFalse(result.ok)
+        self.assertIn("count is 1", result.failure.message)
+        # Both threads read the count before either writes it back.
+        self.assertEqual([str(step) for step in result.failure.schedule], [
+            "A: read HitCounter.count", "B: read HitCounter.count",
+            "B: write HitCounter.count", "A: write HitCounter.count"])
+        update = where(buggy, "self.count += 1")
+        self.assertIn(f"HitCounter.count: A writes at {update}, B writes at {update}",
+                      [str(race) for race in result.races])
+
+
+class TestFixedCounter(blanket.ScenarioTestCase):
+    def test_every_order_counts_both_hits_and_nothing_races(self):
+        # self.explore fails the test, with a replay, if an order fails.
+        result = self.explore(two_hits(lambda scenario: fixed.HitCounter(scenario.Lock())))
+        self.assertTrue(result.exhausted)
+        self.assertEqual(result.races, [])
