@@ -27,10 +27,6 @@ class TestBuggyCounter(unittest.TestCase):
         result = blanket.explore(two_hits(lambda scenario: buggy.HitCounter()))
         self.assertFalse(result.ok)
         self.assertIn("count is 1", result.failure.message)
-        # Both threads read the count before either writes it back.
-        self.assertEqual([str(step) for step in result.failure.schedule], [
-            "A: read HitCounter.count", "B: read HitCounter.count",
-            "B: write HitCounter.count", "A: write HitCounter.count"])
         update = where(buggy, "self.count += 1")
         self.assertIn(f"HitCounter.count: A writes at {update}, B writes at {update}",
                       [str(race) for race in result.races])
