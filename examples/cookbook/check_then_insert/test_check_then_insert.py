@@ -23,9 +23,13 @@ def two_gets(make_cache):
     return setup
 
 
+#: The setup on the buggy code (its page shows the races it has).
+BUGGY = two_gets(lambda scenario: buggy.ConnectionCache())
+
+
 class TestBuggyCache(unittest.TestCase):
     def test_both_threads_miss_and_make_a_connection(self):
-        result = blanket.explore(two_gets(lambda scenario: buggy.ConnectionCache()))
+        result = blanket.explore(BUGGY)
         self.assertFalse(result.ok)
         self.assertIn("made 2 connections", result.failure.message)
         check = where(buggy, "if host not in self.connections")

@@ -37,9 +37,13 @@ def two_takes(make_stack):
     return setup
 
 
+#: The setup on the buggy code (its page shows the races it has).
+BUGGY = two_takes(lambda scenario, jobs: buggy.JobStack(jobs))
+
+
 class TestBuggyStack(unittest.TestCase):
     def test_both_see_the_job_and_the_second_pop_raises(self):
-        result = blanket.explore(two_takes(lambda scenario, jobs: buggy.JobStack(jobs)))
+        result = blanket.explore(BUGGY)
         self.assertFalse(result.ok)
         self.assertIn("IndexError('pop from empty list')", result.failure.message)
         look = where(buggy, "if len(self.jobs)")

@@ -22,9 +22,13 @@ def two_hits(make_counter):
     return setup
 
 
+#: The setup on the buggy code (its page shows the races it has).
+BUGGY = two_hits(lambda scenario: buggy.HitCounter())
+
+
 class TestBuggyCounter(unittest.TestCase):
     def test_a_hit_is_lost_where_both_threads_update_the_count(self):
-        result = blanket.explore(two_hits(lambda scenario: buggy.HitCounter()))
+        result = blanket.explore(BUGGY)
         self.assertFalse(result.ok)
         self.assertIn("count is 1", result.failure.message)
         update = where(buggy, "self.count += 1")

@@ -31,9 +31,13 @@ def load_while_reading(make_registry):
     return setup
 
 
+#: The setup on the buggy code (its page shows the races it has).
+BUGGY = load_while_reading(lambda scenario: buggy.Registry())
+
+
 class TestBuggyRegistry(unittest.TestCase):
     def test_the_reader_sees_the_settings_half_made(self):
-        result = blanket.explore(load_while_reading(lambda scenario: buggy.Registry()))
+        result = blanket.explore(BUGGY)
         self.assertFalse(result.ok)
         self.assertIn("read a timeout of 0.0", result.failure.message)
         races = [str(race) for race in result.races]
