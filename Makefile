@@ -27,7 +27,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_readme_testcase.py
 
 # Show plain threading vs blanket on a three-thread lock race, then
-# exploration finding five classic bugs.
+# exploration finding five classic bugs and four data races.
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 	$(BIN)/python examples/explore_bugs.py

@@ -1,5 +1,6 @@
-"""Explore five classic concurrency bugs: how long blanket takes to find each
-one, and how many distinct orders an exhaustive search of its fix runs.
+"""Explore five classic concurrency bugs and four data races on plain shared
+state: how long blanket takes to find each one, and how many distinct orders
+an exhaustive search of its fix runs.
 
 Run from the repository root: ``python examples/explore_bugs.py``.
 """
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import blanket  # noqa: E402
 from tests import explore_bugs as bugs  # noqa: E402
+from tests import race_bugs as races  # noqa: E402
 
 CASES = [
     ("check-then-act", bugs.check_then_act, "dfs", bugs.check_then_act_fixed),
@@ -22,6 +24,10 @@ CASES = [
     ("five dining philosophers", bugs.philosophers, "random", bugs.philosophers_fixed),
     ("if instead of while", bugs.if_not_while, "dfs", bugs.if_not_while_fixed),
     ("lost wakeup", bugs.lost_wakeup, "dfs", bugs.lost_wakeup_fixed),
+    ("race: self.count += 1", races.counter, "dfs", races.counter_fixed),
+    ("race: not in d, d[k] = v", races.cache, "dfs", races.cache_fixed),
+    ("race: len(s), s.pop()", races.stack, "dfs", races.stack_fixed),
+    ("race: published, then set", races.publish, "dfs", races.publish_fixed),
 ]
 
 

@@ -8,13 +8,20 @@ and every bug in it has its documentation page.
 
 from __future__ import annotations
 
+import importlib
+import re
 import unittest
 from pathlib import Path
+
+import blanket
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 COOKBOOK = EXAMPLES / "cookbook"
 DOCS = ROOT / "docs" / "cookbook"
+
+#: A race as a page shows it, its paths shortened to ``.../<bug>/buggy.py``.
+SHOWN_RACE = re.compile(r"^ +(\S+: [A-Z]+ (?:reads|writes) at \.\.\./.+)$", re.MULTILINE)
 
 
 def load_tests(loader: unittest.TestLoader, tests: unittest.TestSuite,
@@ -57,3 +64,24 @@ class CookbookLayout(unittest.TestCase):
                 for name in ("buggy.py", "fixed.py", f"test_{bug.name}.py"):
                     self.assertIn(f"examples/cookbook/{bug.name}/{name}", text)
                 self.assertIn(f"\n   {bug.name}\n", index)
+
+
+class CookbookRaces(unittest.TestCase):
+    """The races a data-race recipe's page shows, ``file:line`` included, are
+    those :func:`blanket.explore` finds in its buggy code (the setup its test
+    module names ``BUGGY``)."""
+
+    def test_each_race_shown_is_found(self) -> None:
+        pages = 0
+        for bug in bugs():
+            shown = SHOWN_RACE.findall((DOCS / f"{bug.name}.rst").read_text())
+            if not shown:
+                continue
+            pages += 1
+            with self.subTest(bug.name):
+                # Imported by the discovery in load_tests, examples/ on the path.
+                tests = importlib.import_module(f"cookbook.{bug.name}.test_{bug.name}")
+                found = {str(race) for race in blanket.explore(tests.BUGGY).races}
+                for race in shown:
+                    self.assertIn(race.replace(".../", f"{COOKBOOK}/"), found)
+        self.assertGreaterEqual(pages, 4)
