@@ -86,6 +86,8 @@ class Step:
     #: Whether the call's timeout was disregarded (it could succeed): the
     #: exploration never waits for a timeout to run out.
     disregarded: bool = False
+    #: For a step at a data race, where the access is: ``"file.py:12"``.
+    where: str = ""
 
     @property
     def mark(self) -> str:
@@ -94,8 +96,8 @@ class Step:
         return self.thread + "*" * self.expired
 
     def __str__(self) -> str:
-        if self.call.startswith("Memory."):  # a racy access: "A: write Counter.count"
-            return f"{self.thread}: {self.call[7:]} {self.primitive}"
+        if self.call.startswith("Memory."):  # "A: write Counter.count at bank.py:12"
+            return f"{self.thread}: {self.call[7:]} {self.primitive} at {self.where}"
         expired = " (expired)" if self.expired else ""
         disregarded = " (timeout disregarded)" if self.disregarded else ""
         resume = " resumes" if self.state == "STALLED" else ""
@@ -113,8 +115,8 @@ class Failure:
     message: str
     #: The steps of the failing run, in order.
     schedule: tuple[Step, ...]
-    #: Python source of a ScenarioTestCase replaying the schedule (a comment
-    #: saying why not, for a schedule with steps at data races).
+    #: Python source of a ScenarioTestCase replaying the schedule, steps at
+    #: data races too (by what they access and where: see :mod:`blanket.reproduce`).
     source: str = ""
 
     def __str__(self) -> str:
@@ -215,7 +217,8 @@ class _Run:
     """One run of the scenario, with the scheduler's seat taken by a chooser."""
 
     def __init__(self, setup: Setup, name: str, timeout: float,
-                 unseen: Unseen | None = None, racy: set[Site] | None = None) -> None:
+                 unseen: Unseen | None = None, racy: set[Site] | None = None,
+                 parks: set[tuple[str, str, str]] | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
         self.core = scenario._core
@@ -225,6 +228,9 @@ class _Run:
         if racy is not None:
             self.watch.follow_threads = True
             self.watch.racy = racy
+        if parks:  # a replay's accesses at data races, by meaning
+            self.watch.follow_threads = True
+            self.watch.parks = parks
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:
@@ -244,6 +250,14 @@ class _Run:
         #: that cannot happen (a call let go to wait "in time" waits for ever).
         self.redundant = False
         self.disregarded: set[Transaction] = set()
+
+    @staticmethod
+    def describe(tx: Transaction, expired: bool = False, disregarded: bool = False) -> Step:
+        """The step letting *tx* go (made to time out, or its timeout
+        disregarded), before anything moved."""
+        return Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
+                    progress.name_of(tx.primitive), tx.state.name, expired, (), disregarded,
+                    getattr(tx.primitive, "where", ""))
 
     def _index(self, thread: Any) -> int:
         if thread not in self.threads:  # a thread the code under test started
@@ -277,6 +291,7 @@ class _Run:
         with self.core.lock:
             before = self._observe()
             state = tx.state
+            step = self.describe(tx, option.how == "expire", option.how == "wait")
         # A real timeout never runs: the run would depend on time.
         expired, disregarded = option.how == "expire", option.how == "wait"
         if expired:
@@ -289,8 +304,6 @@ class _Run:
             tx.unstall()
         else:
             tx.unblock()
-        step = Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
-                    progress.name_of(tx.primitive), state.name, expired, (), disregarded)
         try:
             self.core.wait([(None, progress.Settled())], None)
         except StallError:
@@ -359,11 +372,13 @@ class _Run:
 
 def _run(setup: Setup, name: str, timeout: float,
          choose: Callable[[int, list[_Option], _Run], int | None],
-         unseen: Unseen | None = None, racy: set[Site] | None = None) -> _Run:
+         unseen: Unseen | None = None, racy: set[Site] | None = None,
+         parks: set[tuple[str, str, str]] | None = None) -> _Run:
     """One run; *choose* picks the index of the option to take at each depth;
     when *unseen* is given, what it cannot see goes there; *racy* are the
-    sites of data races that park (``None``: nothing watched)."""
-    run = _Run(setup, name, timeout, unseen, racy)
+    sites of data races that park (``None``: nothing watched); *parks* are
+    a replay's racy accesses, by meaning (see :attr:`blanket.watch.Watch.parks`)."""
+    run = _Run(setup, name, timeout, unseen, racy, parks)
     run.scenario.__enter__()
     try:
         depth = 0
@@ -713,11 +728,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             from .reproduce import reproduce
             kind, message = run.failure
             steps = tuple(run.steps)
-            memory = [str(step) for step in steps if step.call.startswith("Memory.")]
-            source = (reproduce(setup, steps, kind, message, run) if not memory else
-                      "# A ScenarioTestCase cannot replay steps at data races yet "
-                      f"({', '.join(memory)}):\n# see the failure's schedule.\n")
-            result.failure = Failure(kind, message, steps, source)
+            result.failure = Failure(kind, message, steps,
+                                     reproduce(setup, steps, kind, message, run))
             break
         if grown:
             # New scheduling points: the space searched so far is not the
