@@ -651,6 +651,15 @@ def _watched(runs: int, unseen: Unseen) -> Unseen | None:
     return unseen if runs < WATCHED_RUNS or runs & (runs + 1) == 0 else None
 
 
+def _failure(setup: Setup, run: _Run) -> Failure:
+    """The failure of *run*, with a test replaying it."""
+    from .reproduce import reproduce
+    assert run.failure is not None
+    kind, message = run.failure
+    steps = tuple(run.steps)
+    return Failure(kind, message, steps, reproduce(setup, steps, kind, message, run))
+
+
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
@@ -691,6 +700,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     search = _DepthFirst(max_preemptions) if strategy == "dfs" else None
     length = 1
     number = 0
+    loose: _Run | None = None  # a failure its schedule does not make
     while len(result.schedules) < max_schedules:
         if search is None:
             if number >= max_schedules:  # the run numbers are split, not the count
@@ -725,12 +735,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 run.failure = ("race", "data race(s):\n" + "\n".join(
                     f"  {race}" for race in found))
         if mine and run.failure is not None:
-            from .reproduce import reproduce
-            kind, message = run.failure
-            steps = tuple(run.steps)
-            result.failure = Failure(kind, message, steps,
-                                     reproduce(setup, steps, kind, message, run))
-            break
+            if not grown or run.failure[0] == "race":
+                result.failure = _failure(setup, run)
+                break
+            # The threads ran free through accesses that were no steps yet (on
+            # a free-threaded build, in parallel): the schedule does not make
+            # this failure, so no test could replay it. Search on with them as
+            # steps; report it only if that search finds nothing.
+            loose = loose or run
         if grown:
             # New scheduling points: the space searched so far is not the
             # scenario's. Search again; the schedules counted are the new search's.
@@ -744,6 +756,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             if not search.backtrack(None if mine else split_depth):
                 result.exhausted = True
                 break
+    if result.failure is None and loose is not None:
+        result.failure = _failure(setup, loose)
     result.unseen = unseen.notes
     result.exhausted = result.exhausted and not result.unseen
     result.elapsed = time.monotonic() - started

@@ -107,5 +107,52 @@ class ByMeaning(unittest.TestCase):
                          f"the threads ended before step 1 (A: read Box.value at {where})")
 
 
+def fails_in_the_first_run(scenario: Scenario) -> Any:
+    """A race, and an invariant that fails in the first run only: as a run
+    that met the race by itself (free-threaded) fails, by no schedule."""
+    box = Box()
+    runs.append(box)
+    scenario.thread(bump, box)
+    scenario.thread(bump, box)
+
+    def first_run_only() -> None:
+        assert len(runs) > 1, "the first run"
+    return first_run_only
+
+
+runs: list[Box] = []
+
+
+def always_fails(scenario: Scenario) -> Any:
+    """A race, and an invariant that fails in every run."""
+    box = Box()
+    scenario.thread(bump, box)
+    scenario.thread(bump, box)
+
+    def never() -> None:
+        raise AssertionError("never holds")
+    return never
+
+
+class FailuresNoScheduleMakes(unittest.TestCase):
+    def setUp(self) -> None:
+        runs.clear()
+
+    def test_a_failure_in_a_run_that_met_new_races_is_searched_again(self) -> None:
+        # Its races make new steps: the search starts again with them, and
+        # reports the failure only if it finds no other.
+        result = blanket.explore(fails_in_the_first_run, timeout=BOUND)
+        self.assertGreater(result.runs, 1)
+        assert result.failure is not None
+        self.assertEqual(result.failure.schedule, ())
+        self.assertIn("the first run", result.failure.message)
+
+    def test_a_failure_the_new_search_finds_is_reported_instead(self) -> None:
+        result = blanket.explore(always_fails, timeout=BOUND)
+        self.assertEqual(result.runs, 2)
+        assert result.failure is not None
+        where = f"test_replay_races.py:{BUMP}"
+        self.assertEqual(str(result.failure.schedule[0]), f"A: read Box.value at {where}")
+
 if __name__ == "__main__":
     unittest.main()
