@@ -116,7 +116,8 @@ class Failure:
     #: The steps of the failing run, in order.
     schedule: tuple[Step, ...]
     #: Python source of a ScenarioTestCase replaying the schedule, steps at
-    #: data races too (by what they access and where: see :mod:`blanket.reproduce`).
+    #: data races too (by what they access and where: see
+    #: :func:`blanket.reproduce.replay`).
     source: str = ""
 
     def __str__(self) -> str:

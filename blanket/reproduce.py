@@ -91,7 +91,12 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     a :class:`~blanket.Step` or its text, ``"A: Lock 1 Lock.acquire"``) go
     in order while they match, then the threads finish by a fixed rule (see
     the module's docstring); *timeout* bounds each wait for the threads to
-    settle. The same on every run."""
+    settle. The same on every run.
+
+    A step at a data race (``"A: write Counter.count at bank.py:12"``) is
+    matched by what it says: the accesses the schedule names (read or
+    write, what they reach, the file's name and line) park, and only
+    those, so a schedule found on one Python replays on another."""
     wanted = [str(step) for step in schedule]
     title = name or str(getattr(setup, "__qualname__", "replay"))
     expire_at: set[int] = set()  # depths past the schedule where a wait expires
