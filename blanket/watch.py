@@ -223,7 +223,7 @@ class Memory:
         self.where = where
 
     def __repr__(self) -> str:
-        return f"<blanket.Memory {self._name!r}>"
+        return f"<blanket.Memory {self._name!r} at {self.where}>"
 
 
 _SPECS = {False: CallSpec("Memory", "read"), True: CallSpec("Memory", "write")}
