@@ -86,6 +86,8 @@ class Step:
     #: Whether the call's timeout was disregarded (it could succeed): the
     #: exploration never waits for a timeout to run out.
     disregarded: bool = False
+    #: For a step at a data race, where the access is: ``"file.py:12"``.
+    where: str = ""
 
     @property
     def mark(self) -> str:
@@ -94,8 +96,8 @@ class Step:
         return self.thread + "*" * self.expired
 
     def __str__(self) -> str:
-        if self.call.startswith("Memory."):  # a racy access: "A: write Counter.count"
-            return f"{self.thread}: {self.call[7:]} {self.primitive}"
+        if self.call.startswith("Memory."):  # "A: write Counter.count at bank.py:12"
+            return f"{self.thread}: {self.call[7:]} {self.primitive} at {self.where}"
         expired = " (expired)" if self.expired else ""
         disregarded = " (timeout disregarded)" if self.disregarded else ""
         resume = " resumes" if self.state == "STALLED" else ""
@@ -113,8 +115,9 @@ class Failure:
     message: str
     #: The steps of the failing run, in order.
     schedule: tuple[Step, ...]
-    #: Python source of a ScenarioTestCase replaying the schedule (a comment
-    #: saying why not, for a schedule with steps at data races).
+    #: Python source of a ScenarioTestCase replaying the schedule, steps at
+    #: data races too (by what they access and where: see
+    #: :func:`blanket.reproduce.replay`).
     source: str = ""
 
     def __str__(self) -> str:
@@ -215,7 +218,8 @@ class _Run:
     """One run of the scenario, with the scheduler's seat taken by a chooser."""
 
     def __init__(self, setup: Setup, name: str, timeout: float,
-                 unseen: Unseen | None = None, racy: set[Site] | None = None) -> None:
+                 unseen: Unseen | None = None, racy: set[Site] | None = None,
+                 parks: set[tuple[str, str, str]] | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
         self.core = scenario._core
@@ -226,6 +230,9 @@ class _Run:
         if racy is not None:
             self.watch.follow_threads = True
             self.watch.racy = racy
+        if parks:  # a replay's accesses at data races, by meaning
+            self.watch.follow_threads = True
+            self.watch.parks = parks
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:
@@ -245,6 +252,14 @@ class _Run:
         #: that cannot happen (a call let go to wait "in time" waits for ever).
         self.redundant = False
         self.disregarded: set[Transaction] = set()
+
+    @staticmethod
+    def describe(tx: Transaction, expired: bool = False, disregarded: bool = False) -> Step:
+        """The step letting *tx* go (made to time out, or its timeout
+        disregarded), before anything moved."""
+        return Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
+                    progress.name_of(tx.primitive), tx.state.name, expired, (), disregarded,
+                    getattr(tx.primitive, "where", ""))
 
     def _index(self, thread: Any) -> int:
         if thread not in self.threads:  # a thread the code under test started
@@ -278,6 +293,7 @@ class _Run:
         with self.core.lock:
             before = self._observe()
             state = tx.state
+            step = self.describe(tx, option.how == "expire", option.how == "wait")
         # A real timeout never runs: the run would depend on time.
         expired, disregarded = option.how == "expire", option.how == "wait"
         if expired:
@@ -290,8 +306,6 @@ class _Run:
             tx.unstall()
         else:
             tx.unblock()
-        step = Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
-                    progress.name_of(tx.primitive), state.name, expired, (), disregarded)
         try:
             self.core.wait([(None, progress.Settled())], None)
         except StallError:
@@ -360,11 +374,13 @@ class _Run:
 
 def _run(setup: Setup, name: str, timeout: float,
          choose: Callable[[int, list[_Option], _Run], int | None],
-         unseen: Unseen | None = None, racy: set[Site] | None = None) -> _Run:
+         unseen: Unseen | None = None, racy: set[Site] | None = None,
+         parks: set[tuple[str, str, str]] | None = None) -> _Run:
     """One run; *choose* picks the index of the option to take at each depth;
     when *unseen* is given, what it cannot see goes there; *racy* are the
-    sites of data races that park (``None``: nothing watched)."""
-    run = _Run(setup, name, timeout, unseen, racy)
+    sites of data races that park (``None``: nothing watched); *parks* are
+    a replay's racy accesses, by meaning (see :attr:`blanket.watch.Watch.parks`)."""
+    run = _Run(setup, name, timeout, unseen, racy, parks)
     run.scenario.__enter__()
     try:
         depth = 0
@@ -623,6 +639,15 @@ def _owner(choices: Sequence[str], count: int) -> int:
     return zlib.crc32(",".join(choices).encode()) % count + 1
 
 
+def _failure(setup: Setup, run: _Run) -> Failure:
+    """The failure of *run*, with a test replaying it."""
+    from .reproduce import reproduce
+    assert run.failure is not None
+    kind, message = run.failure
+    steps = tuple(run.steps)
+    return Failure(kind, message, steps, reproduce(setup, steps, kind, message, run))
+
+
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
@@ -663,6 +688,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     search = _DepthFirst(max_preemptions) if strategy == "dfs" else None
     length = 1
     number = 0
+    loose: _Run | None = None  # a failure its schedule does not make
     while len(result.schedules) < max_schedules:
         if search is None:
             if number >= max_schedules:  # the run numbers are split, not the count
@@ -697,15 +723,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 run.failure = ("race", "data race(s):\n" + "\n".join(
                     f"  {race}" for race in found))
         if mine and run.failure is not None:
-            from .reproduce import reproduce
-            kind, message = run.failure
-            steps = tuple(run.steps)
-            memory = [str(step) for step in steps if step.call.startswith("Memory.")]
-            source = (reproduce(setup, steps, kind, message, run) if not memory else
-                      "# A ScenarioTestCase cannot replay steps at data races yet "
-                      f"({', '.join(memory)}):\n# see the failure's schedule.\n")
-            result.failure = Failure(kind, message, steps, source)
-            break
+            if not grown or run.failure[0] == "race":
+                result.failure = _failure(setup, run)
+                break
+            # The threads ran free through accesses that were no steps yet (on
+            # a free-threaded build, in parallel): the schedule does not make
+            # this failure, so no test could replay it. Search on with them as
+            # steps; report it only if that search finds nothing.
+            loose = loose or run
         if grown:
             # New scheduling points: the space searched so far is not the
             # scenario's. Search again; the schedules counted are the new search's.
@@ -719,6 +744,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             if not search.backtrack(None if mine else split_depth):
                 result.exhausted = True
                 break
+    if result.failure is None and loose is not None:
+        result.failure = _failure(setup, loose)
     result.unseen = unseen.notes
     result.exhausted = result.exhausted and not result.unseen
     result.elapsed = time.monotonic() - started

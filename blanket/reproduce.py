@@ -11,6 +11,13 @@ threads finish. The run is then judged as the exploration judged it: a
 thread that raised, live threads that can no longer go on, or the invariant
 failing. So the test fails on the bug, and passes once the code is fixed.
 
+A step at a data race (``A: write Counter.count at bank.py:12``) is
+replayed by its meaning, never by counting instructions, so a schedule
+found on one Python replays on another: the accesses the schedule names
+(the thread's, of that kind, to that object and attribute, at that file and
+line) park in the replay as they did in the exploration, and are let go as
+steps like the calls.
+
 The rule after the schedule: the first parked call in thread order ("A"
 before "B") that can go; a call whose outcome depends on its timeout goes
 into its wait as if the timeout were long, unless nothing else would ever
@@ -26,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import progress
 from .explore import Step, _Option, _run
+from .explore import _Run as Run
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
@@ -65,10 +72,17 @@ class Replay:
 
 def _describe(option: _Option) -> str:
     """The option as a schedule's step reads (``str(Step)``)."""
-    tx = option.tx
-    return str(Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
-                    progress.name_of(tx.primitive), tx.state.name,
-                    option.how == "expire", (), option.how == "wait"))
+    return str(Run.describe(option.tx, option.how == "expire", option.how == "wait"))
+
+
+#: A step at a data race as it reads: ``A: write Counter.count at bank.py:12``.
+_RACY_STEP = re.compile(r"[^:]+: (read|write) (.+?) at (.+:\d+)")
+
+
+def _parks(wanted: list[str]) -> set[tuple[str, str, str]]:
+    """The accesses at data races *wanted* names: ``(verb, what, place)``."""
+    return {(match[1], match[2], match[3]) for match in map(_RACY_STEP.fullmatch, wanted)
+            if match is not None}
 
 
 def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.0,
@@ -77,13 +91,19 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     a :class:`~blanket.Step` or its text, ``"A: Lock 1 Lock.acquire"``) go
     in order while they match, then the threads finish by a fixed rule (see
     the module's docstring); *timeout* bounds each wait for the threads to
-    settle. The same on every run."""
+    settle. The same on every run.
+
+    A step at a data race (``"A: write Counter.count at bank.py:12"``) is
+    matched by what it says: the accesses the schedule names (read or
+    write, what they reach, the file's name and line) park, and only
+    those, so a schedule found on one Python replays on another."""
     wanted = [str(step) for step in schedule]
     title = name or str(getattr(setup, "__qualname__", "replay"))
     expire_at: set[int] = set()  # depths past the schedule where a wait expires
+    parks = _parks(wanted)
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
-        run = _run(setup, title, timeout, rule.choose)
+        run = _run(setup, title, timeout, rule.choose, parks=parks)
         if run.redundant and rule.waited:
             # A wait the rule let go with its timeout disregarded was never
             # woken: in a real run its timeout runs out. Expire the last one.

@@ -118,6 +118,12 @@ class Site:
         """``file:line`` of the access."""
         return f"{self.file}:{self.line}"
 
+    @property
+    def place(self) -> str:
+        """``file:line`` of the access with the file's name only, as steps
+        name it: the same wherever the code is installed."""
+        return f"{os.path.basename(self.file)}:{self.line}"
+
     def hit(self, target: object) -> None:
         """The access is about to happen to *target*: record it."""
         _record(self, target, self.name, self.write)
@@ -204,17 +210,20 @@ def describe(target: object, name: str | None, site: Site) -> str:
 
 class Memory:
     """The stand-in a racy access parks on: a primitive for the scheduler,
-    named by what the access reaches (``Counter.count``)."""
+    named by what the access reaches (``Counter.count``); one per place in
+    the code (:attr:`where`)."""
 
-    __slots__ = ("_name", "_label", "_real", "__weakref__")
+    __slots__ = ("_name", "_label", "_real", "where", "__weakref__")
     _kind = "Memory"
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, where: str) -> None:
         self._name = self._label = label
         self._real = None
+        #: The access's :attr:`Site.place` (``"cache.py:14"``).
+        self.where = where
 
     def __repr__(self) -> str:
-        return f"<blanket.Memory {self._name!r}>"
+        return f"<blanket.Memory {self._name!r} at {self.where}>"
 
 
 _SPECS = {False: CallSpec("Memory", "read"), True: CallSpec("Memory", "write")}
@@ -235,12 +244,18 @@ class Watch:
         self.follow_threads = False
         #: The sites where accesses park (set by the exploration).
         self.racy: set[Site] = set()
+        #: A replay's racy accesses, by meaning: ``(verb, what, place)``, e.g.
+        #: ``("write", "Counter.count", "bank.py:12")``. When given, the sites
+        #: at those places park, and only for those accesses.
+        self.parks: set[tuple[str, str, str]] = set()
         #: The exploration's current step, which each access is tagged with.
         self.epoch = -1
         #: Each thread's accesses, in the order threads made their first.
         self.records: list[tuple[threading.Thread, list[Any]]] = []
-        self._memory: dict[str, Memory] = {}
+        self._memory: dict[tuple[str, str], Memory] = {}
         self._installed: list[tuple[types.FunctionType, types.CodeType]] = []
+        # The sites made racy while entered, to be put back on exit.
+        self._parking: list[Site] = []
 
     def add(self, *targets: object) -> None:
         """Watch *targets*: functions, methods, classes (their functions) and
@@ -278,8 +293,11 @@ class Watch:
             original = function.__code__
             function.__code__, sites = rewrite(original, function.__globals__)
             self._installed.append((function, original))
+            places = {place for _, _, place in self.parks}
             for site in sites:
-                site.racy = site in self.racy
+                site.racy = site in self.racy or site.place in places
+                if site.racy:
+                    self._parking.append(site)
 
     def restore(self) -> None:
         """Put every original code object back (the scenario exits)."""
@@ -287,8 +305,8 @@ class Watch:
         while self._installed:
             function, original = self._installed.pop()
             function.__code__ = original
-        for site in self.racy:
-            site.racy = False
+        while self._parking:
+            self._parking.pop().racy = False
 
     def join(self, thread: threading.Thread) -> tuple[list[Any], Watch]:
         """A new list for *thread*'s accesses."""
@@ -300,10 +318,13 @@ class Watch:
     def park(self, site: Site, target: object, name: str | None, write: bool) -> None:
         """Park the access as a call, for the scheduler to let go."""
         label = describe(target, name, site)
+        place = site.place
+        if self.parks and ("write" if write else "read", label, place) not in self.parks:
+            return  # the replay's site, reaching something its schedule does not name
         with self.core.lock:
-            memory = self._memory.get(label)
+            memory = self._memory.get((label, place))
             if memory is None:
-                memory = self._memory[label] = Memory(label)
+                memory = self._memory[(label, place)] = Memory(label, place)
         self.core.run(memory, _SPECS[write], (), _nothing)
 
 

@@ -50,14 +50,12 @@ class SixBugs(unittest.TestCase):
             f"Counter.count: A writes at {FILE}:{line}, B writes at {FILE}:{line}",
             f"Counter.count: A reads at {FILE}:{line}, B writes at {FILE}:{line}"])
         assert result.failure is not None
+        at = f"at race_bugs.py:{line}"
         self.assertEqual([str(step) for step in result.failure.schedule], [
-            "A: read Counter.count", "B: read Counter.count",
-            "B: write Counter.count", "A: write Counter.count"])
-        # No test replays such a schedule yet: the source says so, and is no test.
-        self.assertEqual(result.failure.source, (
-            "# A ScenarioTestCase cannot replay steps at data races yet (A: read "
-            "Counter.count, B: read Counter.count, B: write Counter.count, A: write "
-            "Counter.count):\n# see the failure's schedule.\n"))
+            f"A: read Counter.count {at}", f"B: read Counter.count {at}",
+            f"B: write Counter.count {at}", f"A: write Counter.count {at}"])
+        # The replaying test names the steps the same way (tests/test_replay_races.py).
+        self.assertIn(f"'B: write Counter.count {at}',", result.failure.source)
 
 
 def closure_counter(scenario: Scenario, locked: bool) -> Invariant:
@@ -86,8 +84,10 @@ class Closures(unittest.TestCase):
         result = blanket.explore(lambda scenario: closure_counter(scenario, False))
         assert result.failure is not None
         self.assertIn("count is 1", result.failure.message)
+        line = closure_counter.__code__.co_firstlineno + 9  # count += 1
         self.assertEqual([str(step) for step in result.failure.schedule],
-                         ["A: read count", "B: read count", "B: write count", "A: write count"])
+                         [f"{who}: {verb} count at test_races.py:{line}" for who, verb in
+                          [("A", "read"), ("B", "read"), ("B", "write"), ("A", "write")]])
         fixed = blanket.explore(lambda scenario: closure_counter(scenario, True))
         self.assertTrue(fixed.exhausted)
         self.assertEqual((fixed.races, fixed.count), ([], 2))
@@ -197,8 +197,8 @@ class Dependence(unittest.TestCase):
         self.assertEqual(result.count, 4)
 
     def test_a_step_at_a_racy_access_prints_as_one(self) -> None:
-        step = Step("A", "Memory.write", "Counter.count", "BLOCKED")
-        self.assertEqual(str(step), "A: write Counter.count")
+        step = Step("A", "Memory.write", "Counter.count", "BLOCKED", where="bank.py:12")
+        self.assertEqual(str(step), "A: write Counter.count at bank.py:12")
 
     def test_clocks_follow_primitives_and_wakes_not_memory(self) -> None:
         trace = [(0, "Lock 1", ()), (1, "memory:write:X", ()), (1, "Lock 1", (2,)),

@@ -242,7 +242,8 @@ class Describe(unittest.TestCase):
         self.assertEqual(watch.describe(sys, "path", attribute), "sys.path")
         self.assertEqual(watch.describe({}, "G", global_site), "module.G")
         self.assertEqual(watch.describe({}, None, attribute), "dict")
-        self.assertEqual(repr(Memory("Box.value")), "<blanket.Memory 'Box.value'>")
+        self.assertEqual(repr(Memory("Box.value", "box.py:3")),
+                         "<blanket.Memory 'Box.value' at box.py:3>")
         self.assertIsNone(watch._nothing())
 
 
