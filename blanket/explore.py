@@ -218,6 +218,7 @@ class _Run:
                  unseen: Unseen | None = None, racy: set[Site] | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
+        scenario._report_dead_workers = False  # a failure of the run, see finish()
         self.core = scenario._core
         #: The watch of plain shared state (threads' targets followed when
         #: *racy* is given: the sites that park).
