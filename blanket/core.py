@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .errors import Abandoned, SchedulerError, StallError
+from .holdback import interrupts_held_back
 from .log import Log
 from .parking import Parker, deliver_all
 from .states import State
@@ -507,8 +508,9 @@ class ScenarioCore:
             self.pass_through(False)
             self.changed()
         before_start()
-        for thread in self.entering:
-            thread.start()
+        with interrupts_held_back():  # see blanket.holdback
+            for thread in self.entering:
+                thread.start()
 
     def undo_entry(self) -> None:
         """Undo an :meth:`enter` of the calling thread that failed part way

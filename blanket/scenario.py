@@ -12,6 +12,7 @@ from . import driving, primitives
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
 from .errors import StallError, WorkerError
+from .holdback import interrupts_held_back
 from .inject import Injection
 from .log import Log
 from .primitives import Primitive
@@ -85,7 +86,10 @@ class Scenario:
 
     Entering is all or nothing: if a managed thread cannot start (or an
     interrupt lands meanwhile), the threads already started are abandoned at
-    their first call and joined, and the scenario is left not entered. A
+    their first call and joined, and the scenario is left not entered.
+    While the main thread starts managed threads, Ctrl-C (``SIGINT``, when
+    its handler is a Python one) is held back and delivered once the starts
+    are over, so that it never lands inside ``Thread.start``. A
     ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
     itself, once the exit has let every parked thread go and joined them.
 
@@ -188,7 +192,8 @@ class Scenario:
             core.managed[thread] = None
             start = core.regulated
         if start:
-            thread.start()
+            with interrupts_held_back():  # see blanket.holdback
+                thread.start()
         return thread
 
     @property
