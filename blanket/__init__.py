@@ -24,6 +24,7 @@ from .errors import (
                   SchedulerError,
                   StallError,
                   ThreadOrderingError,
+                  WorkerError,
 )
 from .explore import Exploration, Failure, Step, explore
 from .inject import Injection, ThreadingView
@@ -67,5 +68,5 @@ __all__ = [
     "Raised", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
     "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",
-    "TransactionAPI", "TransactionState", "Use", "Waiting",
+    "TransactionAPI", "TransactionState", "Use", "Waiting", "WorkerError",
 ]

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .errors import Abandoned, SchedulerError, StallError
+from .holdback import interrupts_held_back
 from .log import Log
 from .parking import Parker, deliver_all
 from .states import State
@@ -513,7 +514,8 @@ class ScenarioCore:
             self.changed()
         before_start()
         for thread in self.entering:
-            thread.start()
+            with interrupts_held_back():  # see blanket.holdback
+                thread.start()
             if self.start_in_turn:
                 with self.lock:
                     self._settle_started([thread])

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+import traceback
+from collections.abc import Mapping
+
 
 class ThreadOrderingError(ValueError):
     """A thread did something other than what the script said it would.
@@ -48,6 +52,31 @@ class SchedulerError(RuntimeError):
     primitive: the call would park waiting for the scheduler itself. Use the
     raw handle (``scenario.raw(primitive)``) instead.
     """
+
+
+def death_notice(thread: threading.Thread, error: BaseException) -> str:
+    """That *thread* died of *error*, with its traceback, as reports say it."""
+    trace = "".join(traceback.format_exception(error)).rstrip()
+    return f"thread {thread.name!r} died of an exception:\n{trace}"
+
+
+class WorkerError(RuntimeError):
+    """Managed threads died of exceptions: raised when the scenario exits.
+
+    The message names each such thread and carries its traceback;
+    :attr:`errors` maps each thread to its exception, and the first
+    exception is the error's ``__cause__``. A thread that was abandoned
+    (see :class:`Abandoned`) does not count.
+    """
+
+    def __init__(self, scenario: str, errors: Mapping[threading.Thread, BaseException]
+                 ) -> None:
+        names = ", ".join(repr(thread.name) for thread in errors)
+        notices = "\n\n".join(death_notice(t, e) for t, e in errors.items())
+        super().__init__(f"scenario {scenario!r}: managed threads {names} died of an "
+                         f"exception\n\n{notices}")
+        #: Each dead thread's exception, in the order the threads were made.
+        self.errors = dict(errors)
 
 
 class Abandoned(BaseException):

@@ -222,6 +222,7 @@ class _Run:
                  parks: set[tuple[str, str, str]] | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
+        scenario._report_dead_workers = False  # a failure of the run, see finish()
         self.core = scenario._core
         self.core.start_in_turn = True
         #: The watch of plain shared state (threads' targets followed when

@@ -11,7 +11,8 @@ from typing import Any
 from . import driving, primitives
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
-from .errors import StallError
+from .errors import StallError, WorkerError
+from .holdback import interrupts_held_back
 from .inject import Injection
 from .log import Log
 from .primitives import Primitive
@@ -85,9 +86,19 @@ class Scenario:
 
     Entering is all or nothing: if a managed thread cannot start (or an
     interrupt lands meanwhile), the threads already started are abandoned at
-    their first call and joined, and the scenario is left not entered. A
+    their first call and joined, and the scenario is left not entered.
+    While the main thread starts managed threads, Ctrl-C (``SIGINT``, when
+    its handler is a Python one) is held back and delivered once the starts
+    are over, so that it never lands inside ``Thread.start``. A
     ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
     itself, once the exit has let every parked thread go and joined them.
+
+    Exiting raises :class:`WorkerError`, naming each managed thread that
+    died of an exception (a thread the scheduler abandoned does not count)
+    and carrying its traceback, once per dead thread; if the ``with``
+    block raised, that exception leaves instead, with the report added as
+    a note. (:class:`ScenarioTestCase` and :func:`explore` report dead
+    threads themselves, as a failure.)
     """
 
     # The seven primitive kinds, bound to this scenario (see primitives.Kind).
@@ -107,6 +118,10 @@ class Scenario:
         self.timeout = timeout
         self.record_unregulated = record_unregulated
         self._injections: list[Injection] = []
+        # Whether exiting raises WorkerError for dead workers; off where the
+        # caller reports them itself (ScenarioTestCase, explore).
+        self._report_dead_workers = True
+        self._reported: set[threading.Thread] = set()
         self._watch = Watch(core)
         for name, kind in primitives.kinds(core).items():
             setattr(self, name, kind)
@@ -177,7 +192,8 @@ class Scenario:
             core.managed[thread] = None
             start = core.regulated
         if start:
-            thread.start()
+            with interrupts_held_back():  # see blanket.holdback
+                thread.start()
         return thread
 
     @property
@@ -378,6 +394,7 @@ class Scenario:
             raise
         finally:
             self._watch.restore()
+        error: Exception | None = None
         if stuck:
             with core.lock:
                 report = core.report()
@@ -385,10 +402,30 @@ class Scenario:
                 f"scenario {self.name!r}: managed threads "
                 f"{', '.join(repr(t.name) for t in stuck)} still running "
                 f"{core.timeout} s after the scenario exited", report)
-            if exc is not None:
-                exc.add_note(str(error))
-                return
-            raise error
+        cause, dead = None, self._dead_workers()
+        if dead:
+            cause = next(iter(dead.values()))
+            if error is None:
+                error = WorkerError(self.name, dead)
+            else:
+                error.add_note(str(WorkerError(self.name, dead)))
+        if error is None:
+            return
+        if exc is not None:
+            exc.add_note(str(error))
+            return
+        raise error from cause
+
+    def _dead_workers(self) -> dict[threading.Thread, BaseException]:
+        """The managed threads that died of an exception and were not yet
+        reported by an exit; from now on they are."""
+        if not self._report_dead_workers:
+            return {}
+        with self._core.lock:
+            dead = {thread: error for thread, error in self._core.errors.items()
+                    if thread not in self._reported}
+        self._reported.update(dead)
+        return dead
 
     # -- watching plain shared state -------------------------------------------------
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import itertools
 import string
 import threading
-import traceback
 import unittest
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import progress
+from .errors import death_notice
 from .scenario import Scenario
 from .seconds import check_seconds
 from .states import State
@@ -64,6 +64,8 @@ class ScenarioTestCase(unittest.TestCase):
         if self._blanket_scenario is None:
             bound = check_seconds(self.stall_timeout, f"{type(self).__name__}.stall_timeout")
             self._blanket_scenario = Scenario(self._testMethodName, timeout=bound)
+            # Cleanup reports a dead thread, once, as a failure of the test.
+            self._blanket_scenario._report_dead_workers = False
             self._blanket_names = thread_names()
             self.addCleanup(self._clean_up_scenario)
         return self._blanket_scenario
@@ -169,9 +171,7 @@ class ScenarioTestCase(unittest.TestCase):
         if stuck:
             problems.append("threads still running at the end of the test:\n"
                             + scenario.report())
-        for thread, error in core.errors.items():
-            trace = "".join(traceback.format_exception(error)).rstrip()
-            problems.append(f"thread {thread.name!r} died of an exception:\n{trace}")
+        problems.extend(death_notice(thread, error) for thread, error in core.errors.items())
         if problems:
             raise self.failureException("\n\n".join(problems))
 

@@ -8,12 +8,15 @@ a Driver, finish, a condition cycle, low-level waits) and raises one
 runs:
 
 - ``trace`` (the default): a trace function counts the lines of blanket's
-  own code the main thread runs and raises at a line chosen at random among
+  own code the main thread runs and calls ``SIGINT``'s handler (which
+  raises, unless blanket holds it back) at a line chosen at random among
   those a run of that script goes through (calibrated by an uninterrupted
   run first), leaving out the few line events no real interrupt can land on
   (see ``_unreachable``);
 - ``signal``: a ``SIGALRM`` timer, set to a random moment within the
-  script's usual duration, whose handler raises, as Ctrl-C does.
+  script's usual duration, whose handler sends the process a ``SIGINT``,
+  as Ctrl-C does (Python's default handler raises ``KeyboardInterrupt``;
+  blanket holds it back while managed threads start, see blanket.holdback).
 
 A run passes when the exception that leaves ``with scenario:`` is the
 ``KeyboardInterrupt`` itself, it arrives within one second of being raised,
@@ -194,7 +197,11 @@ class _Injector:
                 self.raised_at = time.monotonic()
                 self.where = (f"{os.path.basename(frame.f_code.co_filename)}:"
                               f"{frame.f_lineno} ({frame.f_code.co_name})")
-                raise KeyboardInterrupt
+                # As Ctrl-C would: through SIGINT's handler, which raises,
+                # unless blanket holds it back there (see blanket.holdback).
+                handler = signal.getsignal(signal.SIGINT)
+                assert callable(handler)
+                handler(signal.SIGINT, frame)
         return self.local_trace
 
 
@@ -240,6 +247,7 @@ def run_traced(script: str, target: int) -> Outcome:
     scenario = blanket.Scenario(script, timeout=5)
     injector = _Injector(target)
     caught: BaseException | None = None
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.settrace(injector.global_trace)
     try:
         SCRIPTS[script](scenario)
@@ -247,6 +255,7 @@ def run_traced(script: str, target: int) -> Outcome:
         caught = exc
     finally:
         sys.settrace(None)
+        signal.signal(signal.SIGINT, previous)
     arrived = time.monotonic()
     if injector.raised_at is None:
         if caught is not None:
@@ -269,8 +278,8 @@ def _judge(scenario: blanket.Scenario, outcome: Outcome, caught: BaseException |
         _check_after(scenario, outcome)
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+def _press_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    signal.raise_signal(signal.SIGINT)
 
 
 def run_signalled(script: str, delay: float) -> Outcome:
@@ -278,7 +287,8 @@ def run_signalled(script: str, delay: float) -> Outcome:
     outcome = Outcome(script)
     scenario = blanket.Scenario(script, timeout=5)
     caught: BaseException | None = None
-    previous = signal.signal(signal.SIGALRM, _raise_interrupt)
+    previous = signal.signal(signal.SIGALRM, _press_ctrl_c)
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     fired_at = 0.0
     try:
         try:
@@ -295,6 +305,7 @@ def run_signalled(script: str, delay: float) -> Outcome:
         fired_at = started + delay
     finally:
         signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGINT, previous_int)
     if caught is None:
         return outcome
     outcome.interrupted = True

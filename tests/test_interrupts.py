@@ -8,6 +8,7 @@ there (``python -m stress.interrupts`` injects them at random points).
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 import unittest
@@ -319,6 +320,55 @@ class EntryTests(unittest.TestCase):
         self.assertFalse(self.A.is_alive())
         self.assertEqual(self.ran, [])
         self.assertIsNone(self.B.ident)
+
+    def test_ctrl_c_while_threads_start_waits_for_the_starts(self) -> None:
+        # A SIGINT in Thread.start's wait for the new thread is held back
+        # until that start is done, then undoes the entry (B never starts). Before: it was
+        # raised inside start(), the case where an entry waited out the
+        # timeout or Condition.wait failed with 'release unlocked lock'.
+        class CtrlCInStart(threading.Event):
+            def wait(self, timeout: float | None = None) -> bool:
+                if timeout is None:  # start()'s own wait
+                    signal.raise_signal(signal.SIGINT)
+                return super().wait(timeout)
+
+        self.A._started = CtrlCInStart()  # type: ignore[attr-defined]
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                with self.scenario:
+                    self.fail("not reached")  # pragma: no cover
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        self.assertIsNotNone(self.A.ident)  # A's start went through
+        self.assertIsNone(self.B.ident)
+        self.A.join(10)
+        self.assertFalse(self.A.is_alive() or self.B.is_alive())
+        self.assertEqual(self.ran, [])
+        self.assertIn("not entered", repr(self.scenario))
+
+    def test_ctrl_c_while_a_thread_starts_inside_the_scenario(self) -> None:
+        # scenario.thread starts the thread at once while entered: a SIGINT
+        # then comes once the start is over. Before: inside start().
+        real_start = ManagedThread.start
+
+        def start(thread: ManagedThread) -> None:
+            signal.raise_signal(signal.SIGINT)
+            real_start(thread)
+
+        with self.scenario:
+            previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+            ManagedThread.start = start  # type: ignore[method-assign]
+            try:
+                with self.assertRaises(KeyboardInterrupt):
+                    self.scenario.thread(self.ran.append, "D")
+            finally:
+                ManagedThread.start = real_start  # type: ignore[method-assign]
+                signal.signal(signal.SIGINT, previous)
+            D, = set(self.scenario.managed) - {self.A, self.B}
+            self.assertIsNotNone(D.ident)
+        self.assertFalse(D.is_alive())
+        self.assertIn("D", self.ran)
 
     def test_interrupt_that_kept_the_lock_while_entering(self) -> None:
         # Before the scheduler is set nothing is undone, but a lock an

@@ -122,10 +122,86 @@ class ManagedThreads(unittest.TestCase):
             raise KeyError("boom")
 
         thread = scenario.thread(fail)
-        with quiet_thread_errors() as seen, scenario:
-            scenario.wait(blanket.Terminated(thread))
+        with quiet_thread_errors() as seen, self.assertRaises(blanket.WorkerError):
+            with scenario:
+                scenario.wait(blanket.Terminated(thread))
         self.assertIsInstance(scenario._core.errors[thread], KeyError)
         self.assertEqual([args.thread for args in seen], [thread])
+
+
+class DeadWorkers(unittest.TestCase):
+    """Exiting a scenario raises WorkerError for each worker that died of an
+    exception (before: the exit passed silently)."""
+
+    @staticmethod
+    def fail(error: BaseException) -> None:
+        raise error
+
+    def test_exit_names_each_dead_worker_with_its_traceback(self) -> None:
+        scenario = blanket.Scenario("dead", timeout=5)
+        first = KeyError("first")
+        A = scenario.thread(self.fail, first)
+        A.name = "A"
+        B = scenario.thread(lambda: None)
+        C = scenario.thread(self.fail, ValueError("second"))
+        C.name = "C"
+        with quiet_thread_errors(), self.assertRaises(blanket.WorkerError) as caught:
+            with scenario:
+                pass
+        error = caught.exception
+        self.assertIsInstance(error, RuntimeError)
+        self.assertEqual(list(error.errors), [A, C])
+        self.assertIs(error.__cause__, first)
+        message = str(error)
+        self.assertIn("scenario 'dead': managed threads 'A', 'C' died of an exception",
+                      message)
+        self.assertIn("thread 'A' died of an exception:\nTraceback", message)
+        self.assertIn("KeyError: 'first'", message)
+        self.assertIn("ValueError: second", message)
+        self.assertNotIn(B.name, message)
+        # Reported once: entering again and exiting does not raise it again.
+        with scenario:
+            pass
+
+    def test_an_error_of_the_block_wins_and_carries_a_note(self) -> None:
+        scenario = blanket.Scenario("noted", timeout=5)
+        scenario.thread(self.fail, KeyError("boom"))
+        with quiet_thread_errors(), self.assertRaisesRegex(ZeroDivisionError, "zero") as caught:
+            with scenario:
+                1 / 0  # noqa: B018 - the block's own error
+        notes = "\n".join(caught.exception.__notes__)
+        self.assertIn("died of an exception", notes)
+        self.assertIn("KeyError: 'boom'", notes)
+
+    def test_an_abandoned_worker_does_not_count(self) -> None:
+        scenario = blanket.Scenario(timeout=5)
+        one, two = scenario.Lock(), scenario.Lock()
+
+        def both(first: blanket.primitives.Lock, second: blanket.primitives.Lock) -> None:
+            with first, second:
+                pass
+        A = scenario.thread(both, one, two)
+        B = scenario.thread(both, two, one)
+        with self.assertRaises(blanket.DeadlockError):
+            with scenario:
+                scenario.skip(A, one.acquire, B, two.acquire, wait=True)
+                scenario.finish(A, B)
+        self.assertEqual(scenario._core.errors, {})
+
+    def test_a_stuck_worker_reports_the_dead_ones_too(self) -> None:
+        scenario = blanket.Scenario("both", timeout=0.2)
+        release = threading.Event()
+        scenario.thread(release.wait, 5)
+        scenario.thread(self.fail, KeyError("boom"))
+        try:
+            with quiet_thread_errors(), self.assertRaises(blanket.StallError) as caught:
+                with scenario:
+                    pass
+        finally:
+            release.set()
+        self.assertNotIsInstance(caught.exception, blanket.WorkerError)
+        self.assertIsInstance(caught.exception.__cause__, KeyError)
+        self.assertIn("KeyError: 'boom'", "\n".join(caught.exception.__notes__))
 
 
 class TransactionsAndLog(unittest.TestCase):
