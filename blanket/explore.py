@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import threading
 import time
 import traceback
 import zlib
@@ -46,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from . import progress, races
 from .errors import StallError
 from .races import MEMORY, Race
+from .seconds import check_seconds
 from .states import State
 from .testcase import thread_names
 from .unseen import Unseen
@@ -627,10 +627,7 @@ def _check_arguments(setup: object, strategy: object, seed: object, timeout: obj
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
     if not _is_int(seed):
         raise TypeError(f"seed={seed!r}: expected an int")
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool):
-        raise TypeError(f"timeout={timeout!r}: expected a number of seconds")
-    if not 0 < timeout <= threading.TIMEOUT_MAX:
-        raise ValueError(f"timeout={timeout}: expected a finite number of seconds above 0")
+    check_seconds(timeout, "explore's timeout")
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name={name!r}: expected a str or None")
 

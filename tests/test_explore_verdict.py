@@ -53,14 +53,15 @@ class Arguments(unittest.TestCase):
                             strategy=1)
         self.assert_refused(TypeError, "seed='1': expected an int", seed="1")
         self.assert_refused(TypeError, "seed=1.5: expected an int", seed=1.5)
-        self.assert_refused(TypeError, "timeout='1': expected a number of seconds",
+        self.assert_refused(TypeError, "explore's timeout is a number of seconds, not '1'",
                             timeout="1")
-        self.assert_refused(TypeError, "timeout=True: expected a number of seconds",
+        self.assert_refused(TypeError, "explore's timeout is a number of seconds, not True",
                             timeout=True)
-        for bad in (0, -1.0, math.nan, math.inf):
+        for bad in (0, -1.0, math.nan, math.inf, 1e300):
             with self.subTest(timeout=bad):
-                self.assert_refused(ValueError, f"timeout={bad}: expected a finite number",
-                                    timeout=bad)
+                self.assert_refused(ValueError, "explore's timeout is a finite number of "
+                                    f"seconds, more than 0 and at most threading.TIMEOUT_MAX "
+                                    f"({threading.TIMEOUT_MAX:.0f}), not {bad!r}", timeout=bad)
         self.assert_refused(TypeError, "name=3: expected a str or None", name=3)
 
     def test_shards_of_the_wrong_type_are_refused(self) -> None:
