@@ -280,6 +280,22 @@ class Lock(_LockBase):
         """Whether the lock is held, as the real ``locked`` says."""
         return self._core.run(self, self._specs["locked"], (), self._real.locked)  # type: ignore[no-any-return]
 
+    # The old names a real lock still answers to: reached through
+    # __getattr__ they would be the real lock's own, neither regulated nor
+    # logged. Each is the call under its current name.
+
+    def acquire_lock(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """``acquire`` under its old name (logged as ``acquire``)."""
+        return self.acquire(blocking, timeout)
+
+    def release_lock(self) -> None:
+        """``release`` under its old name (logged as ``release``)."""
+        self.release()
+
+    def locked_lock(self) -> bool:
+        """``locked`` under its old name (logged as ``locked``)."""
+        return self.locked()
+
     def _status(self) -> str:
         return "locked" if self._real.locked() else "unlocked"
 

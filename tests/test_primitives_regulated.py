@@ -69,6 +69,26 @@ class RegulatedLock(ScriptedTestCase):
             self.assertIsNone(tx.parent)
             self.assertEqual(tx.depth, 0)
 
+    def test_the_old_names_of_the_methods_are_regulated_too(self) -> None:
+        # Before: acquire_lock & co. reached the real lock through __getattr__,
+        # so the worker ran through them without parking.
+        sc = scenario()
+        lock = sc.Lock()
+
+        def worker() -> None:
+            lock.acquire_lock()
+            lock.locked_lock()
+            lock.release_lock()
+        A = sc.thread(worker)
+        with sc:
+            acquire = self.let_go(sc, A, lock.acquire)
+            locked = self.let_go(sc, A, lock.locked)
+            release = self.let_go(sc, A, lock.release)
+        self.assertCall(acquire, TIMED, True)
+        self.assertCall(locked, PLAIN, True)
+        self.assertCall(release, PLAIN, None)
+        self.assertFalse(lock.locked_lock())
+
     def test_contended_acquire_sleeps_in_the_real_lock(self) -> None:
         sc = scenario()
         lock = sc.Lock()
