@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover
 #: start (nothing tells when such a thread ends).
 POLL_INTERVAL = 0.005
 
+#: The longest stretch, in seconds, that joining a thread waits with Ctrl-C
+#: held back (see :meth:`ScenarioCore.join`): how late it may come.
+JOIN_STRETCH = 0.05
+
 #: What a primitive does to make the real call of a transaction.
 Attempt = Callable[..., Any]
 
@@ -601,9 +605,16 @@ class ScenarioCore:
             # lock left held): join() would raise RuntimeError.
             if not thread._started.is_set():  # type: ignore[attr-defined]
                 continue
-            thread.join(max(0.0, deadline - time.monotonic()))
-            if thread.is_alive():
-                stuck.append(thread)
+            while thread.is_alive():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    stuck.append(thread)
+                    break
+                # Ctrl-C inside Thread.join can make it take a live thread
+                # for ended (see blanket.holdback): held back in each
+                # stretch, it comes between two, within JOIN_STRETCH.
+                with interrupts_held_back():
+                    thread.join(min(remaining, JOIN_STRETCH))
         return stuck
 
     def report(self) -> str:

@@ -12,7 +12,7 @@ from . import driving, primitives
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
 from .errors import StallError, WorkerError
-from .holdback import interrupts_held_back
+from .holdback import ExitGuard, interrupts_held_back
 from .inject import Injection
 from .log import Log
 from .primitives import Primitive
@@ -123,6 +123,7 @@ class Scenario:
         self._report_dead_workers = True
         self._reported: set[threading.Thread] = set()
         self._watch = Watch(core)
+        self._guard = ExitGuard(Scenario.__exit__)
         for name, kind in primitives.kinds(core).items():
             setattr(self, name, kind)
 
@@ -374,26 +375,33 @@ class Scenario:
         core.refuse_entered()
         try:
             core.enter(self._watch.install)
+            self._guard.install()
             return self
         except BaseException:
             # All or nothing: see ScenarioCore.undo_entry.
             core.undo_entry()
             self._watch.restore()
+            self._guard.restore()
             raise
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
-        core = self._core
+        # (An interrupt before this try, at the call's start, waits for the
+        # exit's end: see blanket.holdback.ExitGuard.)
         try:
-            core.unregulate()
-            stuck = core.join(list(core.managed))
+            self._core.unregulate()
+            stuck = self._core.join(list(self._core.managed))
         except BaseException:
             # Interrupted while exiting (Ctrl-C pressed twice, say): finish
             # the exit, so that no thread stays parked, then let it go on.
-            core.unregulate()
-            core.join(list(core.managed))
+            self._core.unregulate()
+            self._core.join(list(self._core.managed))
             raise
         finally:
-            self._watch.restore()
+            try:
+                self._watch.restore()
+            finally:
+                self._guard.restore()
+        core = self._core
         error: Exception | None = None
         if stuck:
             with core.lock:
