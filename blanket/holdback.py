@@ -63,8 +63,9 @@ class ExitGuard:
     So while a scenario is entered its SIGINT handler is this guard's, which
     passes every signal on to the handler it replaced, except one that lands
     at the start of *exit* (a frame of it still at its ``RESUME``, the
-    signal handler's own frames above it): that one is recorded, and raised
-    again once :meth:`restore` has put the replaced handler back.
+    signal handler's own frames above it), or while :meth:`restore` runs:
+    that one is recorded, and raised again once :meth:`restore` has put the
+    replaced handler back.
 
     Like :func:`interrupts_held_back`, only on the main thread and only when
     the handler in place is a Python callable.
@@ -102,9 +103,13 @@ class ExitGuard:
                 signal.raise_signal(signal.SIGINT)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        restoring = type(self).restore.__code__
         at = frame
         while at is not None:
-            if at.f_code is self._code and at.f_lasti <= self._start:
+            # Held back also while restore() runs: raised there, the
+            # interrupt could keep the guard in place for good.
+            if (at.f_code is self._code and at.f_lasti <= self._start) \
+                    or at.f_code is restoring:
                 self._held = True
                 return
             at = at.f_back

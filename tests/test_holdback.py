@@ -8,6 +8,7 @@ import threading
 import unittest
 from collections.abc import Iterator
 from types import FrameType
+from unittest import mock
 
 from blanket.holdback import ExitGuard, interrupts_held_back
 
@@ -104,6 +105,22 @@ class ExitGuardTests(unittest.TestCase):
         self.assertEqual(self.calls, [signal.SIGINT])
         guard.restore()  # once only
         self.assertEqual(self.calls, [signal.SIGINT])
+
+    def test_a_signal_while_the_guard_is_restored_comes_once_it_is(self) -> None:
+        # Before: raised inside restore() before it put the handler back,
+        # the KeyboardInterrupt left the guard in place for good.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        self.guard.install()
+        real_getsignal = signal.getsignal
+
+        def ctrl_c_meanwhile(signum: int) -> object:
+            signal.raise_signal(signal.SIGINT)
+            return real_getsignal(signum)
+
+        with mock.patch.object(signal, "getsignal", ctrl_c_meanwhile), \
+                self.assertRaises(KeyboardInterrupt):
+            self.guard.restore()
+        self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
 
     def test_a_handler_put_in_its_place_is_kept(self) -> None:
         self.guard.install()
