@@ -95,8 +95,10 @@ class ExitGuardTests(unittest.TestCase):
             yield
         guard = ExitGuard(exit_)
         guard.install()
-        # A frame not yet past its RESUME: a generator's, not started.
-        at_the_start = exit_().gi_frame
+        # A frame not yet past its RESUME: a generator's, not started (and
+        # kept: a generator freed closes its frame, which moves it on).
+        generator = exit_()
+        at_the_start = generator.gi_frame
         handler = signal.getsignal(signal.SIGINT)
         assert callable(handler)
         handler(signal.SIGINT, at_the_start)  # as a Ctrl-C landing there
