@@ -45,6 +45,7 @@ import collections
 import dis
 import faulthandler
 import functools
+import gc
 import linecache
 import os
 import random
@@ -58,6 +59,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 import blanket
+from blanket.core import ScenarioCore
 from blanket.holdback import _resume
 
 #: How long the interrupt may take to reach the caller.
@@ -330,10 +332,19 @@ class _CtrlC:
 
 
 def _callback_name(args: Any) -> str:
-    """Who CPython ran when it swallowed an exception (``sys.unraisablehook``)."""
+    """Who CPython ran when it swallowed an exception (``sys.unraisablehook``);
+    for a ``WeakSet``'s callback, whose set it is (``blanket.`` if one of a
+    scenario's)."""
     what = args.object
     name = getattr(what, "__qualname__", None) or type(what).__qualname__
-    return f"{getattr(what, '__module__', None) or type(what).__module__}.{name}"
+    module = getattr(what, "__module__", None) or type(what).__module__
+    if name == "WeakSet.__init__.<locals>._remove":
+        weak_set = what.__defaults__[0]()  # its selfref=ref(self)
+        if weak_set is threading._dangling:  # type: ignore[attr-defined]
+            return "threading._dangling (WeakSet._remove)"
+        if any(isinstance(ref, ScenarioCore) for ref in gc.get_referrers(weak_set)):
+            return "blanket.ScenarioCore.primitives (WeakSet._remove)"
+    return f"{module}.{name}"
 
 
 def run_signalled(script: str, delay: float) -> Outcome:
