@@ -87,11 +87,10 @@ class Scenario:
     Entering is all or nothing: if a managed thread cannot start (or an
     interrupt lands meanwhile), the threads already started are abandoned at
     their first call and joined, and the scenario is left not entered.
-    While the main thread starts managed threads, Ctrl-C (``SIGINT``, when
-    its handler is a Python one) is held back and delivered once the starts
-    are over, so that it never lands inside ``Thread.start``. A
-    ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
-    itself, once the exit has let every parked thread go and joined them.
+    A ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
+    itself, once the exit has let every parked thread go and joined them;
+    see :ref:`ctrl-c` for where Ctrl-C is held back meanwhile, and the one
+    case where CPython drops it.
 
     Exiting raises :class:`WorkerError`, naming each managed thread that
     died of an exception (a thread the scheduler abandoned does not count)
