@@ -166,17 +166,23 @@ class ScenarioCore:
     def terminated(self, thread: threading.Thread) -> bool:
         """Whether *thread* has finished (lock held).
 
-        A thread blanket did not start tells nobody when it ends, so a wait
-        that asks about one looks again every :data:`POLL_INTERVAL` seconds
-        (see :meth:`wait_locked`) instead of keeping a thread to join it.
+        A managed thread says so itself as its target ends
+        (:class:`~blanket.scenario.ManagedThread`). A thread blanket did not
+        start tells nobody when it ends, so a wait that asks about one looks
+        again every :data:`POLL_INTERVAL` seconds (see :meth:`wait_locked`)
+        instead of keeping a thread to join it.
         """
         if thread in self.finished:
             return True
-        if thread.ident is not None and not thread.is_alive():
-            return True
-        if thread not in self.managed:
+        if thread in self.managed:
+            return False
+        # Ctrl-C inside is_alive can make it take a live thread for ended,
+        # as inside join (see blanket.holdback).
+        with interrupts_held_back():
+            ended = thread.ident is not None and not thread.is_alive()
+        if not ended:
             self._polled = True
-        return False
+        return ended
 
     def changed(self) -> None:
         """Something changed: wake everyone in ``scenario.wait``."""
@@ -605,16 +611,18 @@ class ScenarioCore:
             # lock left held): join() would raise RuntimeError.
             if not thread._started.is_set():  # type: ignore[attr-defined]
                 continue
-            while thread.is_alive():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+            while True:
+                # Ctrl-C inside Thread.join or is_alive can make them take a
+                # live thread for ended (see blanket.holdback): held back in
+                # each stretch, it comes between two, within JOIN_STRETCH.
+                with interrupts_held_back():
+                    thread.join(max(0.0, min(deadline - time.monotonic(), JOIN_STRETCH)))
+                    alive = thread.is_alive()
+                if not alive:
+                    break
+                if time.monotonic() >= deadline:
                     stuck.append(thread)
                     break
-                # Ctrl-C inside Thread.join can make it take a live thread
-                # for ended (see blanket.holdback): held back in each
-                # stretch, it comes between two, within JOIN_STRETCH.
-                with interrupts_held_back():
-                    thread.join(min(remaining, JOIN_STRETCH))
         return stuck
 
     def report(self) -> str:

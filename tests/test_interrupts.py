@@ -287,6 +287,34 @@ class CtrlCInTheExitTests(unittest.TestCase):
         self.assertEqual(inside_join, [False])
         self.assertNotIn(A, threading.enumerate())
 
+    def test_ctrl_c_while_the_scheduler_asks_if_a_thread_is_alive_comes_after(self) -> None:
+        # On 3.11 and 3.12 is_alive() goes through the same code as join():
+        # interrupted there, it can mark a thread that still runs as ended
+        # (a signalled run of stress.interrupts left 'B' alive that way).
+        # Before: the scheduler asked a managed thread's is_alive() while it
+        # waited for it to end, with Ctrl-C free to land inside.
+        A = spawn(self.scenario, "A", self.lock.acquire)
+        real_is_alive = A.is_alive
+
+        def asked() -> bool:
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C right there
+            return real_is_alive()
+
+        A.is_alive = asked  # type: ignore[method-assign]
+        inside: list[bool] = []
+
+        def ctrl_c(signum: int, frame: FrameType | None) -> None:
+            inside.append(any(f.f_code is asked.__code__ for f in _stack(frame)))
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, ctrl_c)
+        with self.assertRaises(KeyboardInterrupt):
+            with self.scenario:
+                self.scenario.finish(A)
+        self.assertTrue(inside)
+        self.assertNotIn(True, inside)
+        self.assertNotIn(A, threading.enumerate())
+
     def test_ctrl_c_at_the_exit_start_waits_for_the_exit(self) -> None:
         # A signal handler can run at a call's first instruction, before the
         # exit's try. Before: the exit was skipped, A stayed parked and the
