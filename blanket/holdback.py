@@ -55,17 +55,17 @@ def interrupts_held_back() -> Iterator[None]:
 
 class ExitGuard:
     """Ctrl-C at the very start of a scenario's exit, held back until the
-    exit is done.
+    guard is put away.
 
-    A signal handler can run at a function's first instruction, before its
-    first ``try``: an interrupt there leaves ``Scenario.__exit__`` before it
-    does anything, and the scenario stays entered with its threads parked.
-    So while a scenario is entered its SIGINT handler is this guard's, which
-    passes every signal on to the handler it replaced, except one that lands
-    at the start of *exit* (a frame of it still at its ``RESUME``, the
-    signal handler's own frames above it), or while :meth:`restore` runs:
-    that one is recorded, and raised again once :meth:`restore` has put the
-    replaced handler back.
+    A signal handler can run at a function's first instruction: an
+    interrupt there leaves ``Scenario.__exit__`` before it does anything,
+    and the scenario stays entered with its threads parked. So while a
+    scenario is entered its SIGINT handler is this guard's, which passes
+    every signal on to the handler it replaced, except one that lands in
+    *exit* before it enters the guard (``with guard:``, its first
+    statement), or while the guard is entered or restored: that one is
+    recorded, and raised again once the ``with`` block ends and the
+    replaced handler is back (:meth:`restore`).
 
     Like :func:`interrupts_held_back`, only on the main thread and only when
     the handler in place is a Python callable.
@@ -73,7 +73,7 @@ class ExitGuard:
 
     def __init__(self, exit: Callable[..., object]) -> None:
         self._code = exit.__code__
-        self._start = _resume(self._code)
+        self._start = first_offset(self._code, "BEFORE_WITH")
         # The handler the guard replaced, which it passes signals on to.
         self._forward: Callable[[int, FrameType | None], object] = signal.default_int_handler
         self._installed = False
@@ -87,6 +87,13 @@ class ExitGuard:
             self._held = False
             self._installed = True  # first: restore() checks what is in place
             signal.signal(signal.SIGINT, self._handle)
+
+    def __enter__(self) -> None:
+        """Nothing: entered by the exit, so that the exit's end restores it."""
+
+    def __exit__(self, *exc_info: object) -> None:
+        """:meth:`restore`."""
+        self.restore()
 
     def restore(self) -> None:
         """Put the replaced handler back (unless another took the guard's
@@ -103,13 +110,12 @@ class ExitGuard:
                 signal.raise_signal(signal.SIGINT)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        restoring = type(self).restore.__code__
+        own = (ExitGuard.__enter__.__code__, ExitGuard.__exit__.__code__,
+               ExitGuard.restore.__code__)
         at = frame
         while at is not None:
-            # Held back also while restore() runs: raised there, the
-            # interrupt could keep the guard in place for good.
             if (at.f_code is self._code and at.f_lasti <= self._start) \
-                    or at.f_code is restoring:
+                    or any(at.f_code is code for code in own):
                 self._held = True
                 return
             at = at.f_back
@@ -117,7 +123,10 @@ class ExitGuard:
 
 
 @functools.cache
-def _resume(code: CodeType) -> int:
-    """The offset of *code*'s ``RESUME``: where a call starts running."""
+def first_offset(code: CodeType, opname: str) -> int:
+    """The offset of *code*'s first instruction named *opname*: its
+    ``RESUME`` is where a call starts running (a signal handler may run
+    there before anything else), its ``BEFORE_WITH`` where it enters its
+    first ``with``."""
     return next(instruction.offset for instruction in dis.get_instructions(code)
-                if instruction.opname == "RESUME")
+                if instruction.opname == opname)

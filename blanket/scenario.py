@@ -384,22 +384,20 @@ class Scenario:
             raise
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
-        # (An interrupt before this try, at the call's start, waits for the
-        # exit's end: see blanket.holdback.ExitGuard.)
-        try:
-            self._core.unregulate()
-            stuck = self._core.join(list(self._core.managed))
-        except BaseException:
-            # Interrupted while exiting (Ctrl-C pressed twice, say): finish
-            # the exit, so that no thread stays parked, then let it go on.
-            self._core.unregulate()
-            self._core.join(list(self._core.managed))
-            raise
-        finally:
+        # Ctrl-C before the guard is entered (at the call's start) waits for
+        # the guard's with to end (see blanket.holdback.ExitGuard).
+        with self._guard:
             try:
-                self._watch.restore()
+                self._core.unregulate()
+                stuck = self._core.join(list(self._core.managed))
+            except BaseException:
+                # Interrupted while exiting (Ctrl-C pressed twice, say): finish
+                # the exit, so that no thread stays parked, then let it go on.
+                self._core.unregulate()
+                self._core.join(list(self._core.managed))
+                raise
             finally:
-                self._guard.restore()
+                self._watch.restore()
         core = self._core
         error: Exception | None = None
         if stuck:

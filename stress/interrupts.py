@@ -60,7 +60,7 @@ from typing import Any
 
 import blanket
 from blanket.core import ScenarioCore
-from blanket.holdback import _resume
+from blanket.holdback import first_offset
 
 #: How long the interrupt may take to reach the caller.
 PROMPT = 1.0
@@ -207,7 +207,7 @@ class _Injector:
         if frame.f_code.co_filename.startswith(_BLANKET_DIR):
             # A call's start (not a generator's resumption): where the
             # interpreter checks for signals before the body's first line.
-            if event == "call" and frame.f_lasti <= _resume(frame.f_code):
+            if event == "call" and frame.f_lasti <= first_offset(frame.f_code, "RESUME"):
                 self._point(frame, "start of ")
             return self.local_trace
         return None

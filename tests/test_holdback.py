@@ -65,8 +65,11 @@ class HoldBackTests(unittest.TestCase):
         self.assertIs(signal.getsignal(signal.SIGINT), signal.SIG_IGN)
 
 
-def _exit() -> None:
-    """Stands in for a scenario's exit."""
+def _exit(guard: ExitGuard) -> Iterator[None]:
+    """Stands in for a scenario's exit, which enters its guard first (a
+    generator: its frame can be had before it starts running)."""
+    with guard:
+        yield
 
 
 class ExitGuardTests(unittest.TestCase):
@@ -91,21 +94,19 @@ class ExitGuardTests(unittest.TestCase):
         self.assertEqual(signal.getsignal(signal.SIGINT), self.handler)
 
     def test_a_signal_at_the_start_of_the_exit_comes_once_it_is_restored(self) -> None:
-        def exit_() -> Iterator[None]:
-            yield
-        guard = ExitGuard(exit_)
-        guard.install()
+        self.guard.install()
         # A frame not yet past its RESUME: a generator's, not started (and
         # kept: a generator freed closes its frame, which moves it on).
-        generator = exit_()
-        at_the_start = generator.gi_frame
+        generator = _exit(self.guard)
         handler = signal.getsignal(signal.SIGINT)
         assert callable(handler)
-        handler(signal.SIGINT, at_the_start)  # as a Ctrl-C landing there
+        handler(signal.SIGINT, generator.gi_frame)  # as a Ctrl-C landing there
         self.assertEqual(self.calls, [])
-        guard.restore()
+        next(generator)  # into the guard's with, and out
+        self.assertEqual(self.calls, [])
+        generator.close()
         self.assertEqual(self.calls, [signal.SIGINT])
-        guard.restore()  # once only
+        self.guard.restore()  # once only
         self.assertEqual(self.calls, [signal.SIGINT])
 
     def test_a_signal_while_the_guard_is_restored_comes_once_it_is(self) -> None:
