@@ -8,12 +8,15 @@ there (``python -m stress.interrupts`` injects them at random points).
 
 from __future__ import annotations
 
+import json
 import signal
+import subprocess
 import sys
 import threading
 import time
 import unittest
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -22,6 +25,8 @@ from blanket.parking import Parker
 from blanket.scenario import ManagedThread
 
 from .support import arrive, spawn, unchecked
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class _InterruptedPermit:
@@ -342,6 +347,78 @@ class CtrlCInTheExitTests(unittest.TestCase):
         self.assertFalse(A.is_alive())
         self.assertIn("not entered", repr(self.scenario))
         self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
+
+
+# Interrupts the exit of a scenario at its N-th point (its call's start, then
+# each line a real interrupt can land on, as stress.interrupts counts them),
+# for N = 1, 2, ... until a run goes past the last; prints what each run left
+# behind. In a process of its own: its trace function would stop coverage's.
+_EXIT_AT_EVERY_POINT = """
+import json, signal, sys, threading
+sys.path.insert(0, sys.argv[1])
+import blanket
+from stress.interrupts import _unreachable
+
+EXIT = blanket.Scenario.__exit__.__code__
+
+
+def run(target):
+    scenario = blanket.Scenario(timeout=5)
+    lock = scenario.Lock()
+    A = scenario.thread(lock.acquire)  # parked at its acquire until the exit
+    points, where = 0, None
+
+    def local(frame, event, arg):
+        nonlocal points, where
+        if where is None and (event == "call" or event == "line"
+                              and not _unreachable(frame)):
+            points += 1
+            if points == target:
+                where = f"{event} at line {frame.f_lineno}"
+                signal.getsignal(signal.SIGINT)(signal.SIGINT, frame)  # Ctrl-C
+        return local
+
+    def trace(frame, event, arg):
+        return local(frame, event, arg) if frame.f_code is EXIT else None
+
+    before = set(threading.enumerate())
+    caught = None
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with scenario:
+            scenario.wait(A)
+            sys.settrace(trace)
+    except BaseException as exc:
+        caught = exc
+    finally:
+        sys.settrace(None)
+    if where is None:
+        return None
+    left = [t.name for t in threading.enumerate() if t not in before]
+    if type(caught) is not KeyboardInterrupt or left or "not entered" not in repr(scenario) \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return f"{where}: {caught!r}, left alive {left}, {scenario!r}"
+    return ""
+
+
+results = []
+while (result := run(len(results) + 1)) is not None:
+    results.append(result)
+print(json.dumps(results))
+"""
+
+
+class ExitAtEveryPointTests(unittest.TestCase):
+    """A Ctrl-C at any point of the exit's own code."""
+
+    def test_an_interrupt_at_any_point_of_the_exit_leaves_nothing_behind(self) -> None:
+        # Before: one at the line calling the guard's restore() left the
+        # guard as SIGINT's handler (stress.interrupts, trace mode).
+        done = subprocess.run([sys.executable, "-c", _EXIT_AT_EVERY_POINT, str(ROOT)],
+                              capture_output=True, text=True, timeout=120, check=True)
+        results = json.loads(done.stdout)
+        self.assertGreater(len(results), 5)
+        self.assertEqual([problem for problem in results if problem], [])
 
 
 class EntryTests(unittest.TestCase):
