@@ -122,7 +122,7 @@ class Scenario:
         self._report_dead_workers = True
         self._reported: set[threading.Thread] = set()
         self._watch = Watch(core)
-        self._guard = ExitGuard(Scenario.__exit__)
+        self._guard = ExitGuard(_EXIT)
         for name, kind in primitives.kinds(core).items():
             setattr(self, name, kind)
 
@@ -478,3 +478,8 @@ class Scenario:
     def __repr__(self) -> str:
         state = "entered" if self._core.regulated else "not entered"
         return f"<blanket.Scenario {self.name!r} {state}>"
+
+
+#: The exit as defined above, whose start a scenario's ExitGuard watches
+#: (taken now: a harness may wrap ``Scenario.__exit__`` later).
+_EXIT = Scenario.__exit__
