@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover
 #: start (nothing tells when such a thread ends).
 POLL_INTERVAL = 0.005
 
+#: The longest stretch, in seconds, that joining a thread waits with Ctrl-C
+#: held back (see :meth:`ScenarioCore.join`): how late it may come.
+JOIN_STRETCH = 0.05
+
 #: What a primitive does to make the real call of a transaction.
 Attempt = Callable[..., Any]
 
@@ -162,17 +166,23 @@ class ScenarioCore:
     def terminated(self, thread: threading.Thread) -> bool:
         """Whether *thread* has finished (lock held).
 
-        A thread blanket did not start tells nobody when it ends, so a wait
-        that asks about one looks again every :data:`POLL_INTERVAL` seconds
-        (see :meth:`wait_locked`) instead of keeping a thread to join it.
+        A managed thread says so itself as its target ends
+        (:class:`~blanket.scenario.ManagedThread`). A thread blanket did not
+        start tells nobody when it ends, so a wait that asks about one looks
+        again every :data:`POLL_INTERVAL` seconds (see :meth:`wait_locked`)
+        instead of keeping a thread to join it.
         """
         if thread in self.finished:
             return True
-        if thread.ident is not None and not thread.is_alive():
-            return True
-        if thread not in self.managed:
+        if thread in self.managed:
+            return False
+        # Ctrl-C inside is_alive can make it take a live thread for ended,
+        # as inside join (see blanket.holdback).
+        with interrupts_held_back():
+            ended = thread.ident is not None and not thread.is_alive()
+        if not ended:
             self._polled = True
-        return False
+        return ended
 
     def changed(self) -> None:
         """Something changed: wake everyone in ``scenario.wait``."""
@@ -601,9 +611,18 @@ class ScenarioCore:
             # lock left held): join() would raise RuntimeError.
             if not thread._started.is_set():  # type: ignore[attr-defined]
                 continue
-            thread.join(max(0.0, deadline - time.monotonic()))
-            if thread.is_alive():
-                stuck.append(thread)
+            while True:
+                # Ctrl-C inside Thread.join or is_alive can make them take a
+                # live thread for ended (see blanket.holdback): held back in
+                # each stretch, it comes between two, within JOIN_STRETCH.
+                with interrupts_held_back():
+                    thread.join(max(0.0, min(deadline - time.monotonic(), JOIN_STRETCH)))
+                    alive = thread.is_alive()
+                if not alive:
+                    break
+                if time.monotonic() >= deadline:
+                    stuck.append(thread)
+                    break
         return stuck
 
     def report(self) -> str:

@@ -1,21 +1,27 @@
-"""Holding back Ctrl-C while managed threads start.
+"""Holding back Ctrl-C where an interrupt would leave threads behind.
 
 A ``KeyboardInterrupt`` raised inside ``threading.Thread.start`` (while it
 waits for the new thread to signal that it runs) can leave that thread's
 bookkeeping half done: the entry then waits out the scenario's timeout, or
 ``Condition.wait`` fails with ``RuntimeError('release unlocked lock')``.
-So while the main thread starts managed threads, a ``SIGINT`` is only
-recorded, and delivered again, to the handler that was installed, as soon
-as the starts are over.
+One raised inside ``Thread.join`` while the thread runs can, on 3.11 and
+3.12, mark the thread as ended (CPython gh-90882): the exit then stops
+waiting for it and leaves it running. So while the main thread starts or
+joins managed threads, a ``SIGINT`` is only recorded, and delivered again,
+to the handler that was installed, as soon as the start, or a short stretch
+of the join, is over (:func:`interrupts_held_back`). And one that lands at
+the very start of a scenario's exit waits for the exit (:class:`ExitGuard`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dis
+import functools
 import signal
 import threading
-from collections.abc import Iterator
-from types import FrameType
+from collections.abc import Callable, Iterator
+from types import CodeType, FrameType
 
 
 @contextlib.contextmanager
@@ -45,3 +51,82 @@ def interrupts_held_back() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         if held:
             signal.raise_signal(signal.SIGINT)
+
+
+class ExitGuard:
+    """Ctrl-C at the very start of a scenario's exit, held back until the
+    guard is put away.
+
+    A signal handler can run at a function's first instruction: an
+    interrupt there leaves ``Scenario.__exit__`` before it does anything,
+    and the scenario stays entered with its threads parked. So while a
+    scenario is entered its SIGINT handler is this guard's, which passes
+    every signal on to the handler it replaced, except one that lands in
+    *exit* before it enters the guard (``with guard:``, its first
+    statement), or while the guard is entered or restored: that one is
+    recorded, and raised again once the ``with`` block ends and the
+    replaced handler is back (:meth:`restore`).
+
+    Like :func:`interrupts_held_back`, only on the main thread and only when
+    the handler in place is a Python callable.
+    """
+
+    def __init__(self, exit: Callable[..., object]) -> None:
+        self._code = exit.__code__
+        self._start = first_offset(self._code, "BEFORE_WITH")
+        # The handler the guard replaced, which it passes signals on to.
+        self._forward: Callable[[int, FrameType | None], object] = signal.default_int_handler
+        self._installed = False
+        self._held = False
+
+    def install(self) -> None:
+        """Make the guard SIGINT's handler, if it can."""
+        previous = signal.getsignal(signal.SIGINT)
+        if threading.current_thread() is threading.main_thread() and callable(previous):
+            self._forward = previous
+            self._held = False
+            self._installed = True  # first: restore() checks what is in place
+            signal.signal(signal.SIGINT, self._handle)
+
+    def __enter__(self) -> None:
+        """Nothing: entered by the exit, so that the exit's end restores it."""
+
+    def __exit__(self, *exc_info: object) -> None:
+        """:meth:`restore`."""
+        self.restore()
+
+    def restore(self) -> None:
+        """Put the replaced handler back (unless another took the guard's
+        place meanwhile), then raise a signal held back."""
+        if not self._installed:
+            return
+        self._installed = False
+        try:
+            if signal.getsignal(signal.SIGINT) == self._handle:
+                signal.signal(signal.SIGINT, self._forward)
+        finally:
+            if self._held:
+                self._held = False
+                signal.raise_signal(signal.SIGINT)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        own = (ExitGuard.__enter__.__code__, ExitGuard.__exit__.__code__,
+               ExitGuard.restore.__code__)
+        at = frame
+        while at is not None:
+            if (at.f_code is self._code and at.f_lasti <= self._start) \
+                    or any(at.f_code is code for code in own):
+                self._held = True
+                return
+            at = at.f_back
+        self._forward(signum, frame)
+
+
+@functools.cache
+def first_offset(code: CodeType, opname: str) -> int:
+    """The offset of *code*'s first instruction named *opname*: its
+    ``RESUME`` is where a call starts running (a signal handler may run
+    there before anything else), its ``BEFORE_WITH`` where it enters its
+    first ``with``."""
+    return next(instruction.offset for instruction in dis.get_instructions(code)
+                if instruction.opname == opname)

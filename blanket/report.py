@@ -38,7 +38,7 @@ def thread_status(core: ScenarioCore, thread: threading.Thread) -> str:
         return " <- nested in ".join(describe(core, tx) for tx in reversed(chain))
     if thread.ident is None:
         return "not started"
-    if thread in core.finished or not thread.is_alive():
+    if core.terminated(thread):
         return "terminated"
     return "running, not inside a blanket call"
 

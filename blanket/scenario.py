@@ -12,7 +12,7 @@ from . import driving, primitives
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
 from .errors import StallError, WorkerError
-from .holdback import interrupts_held_back
+from .holdback import ExitGuard, interrupts_held_back
 from .inject import Injection
 from .log import Log
 from .primitives import Primitive
@@ -87,11 +87,10 @@ class Scenario:
     Entering is all or nothing: if a managed thread cannot start (or an
     interrupt lands meanwhile), the threads already started are abandoned at
     their first call and joined, and the scenario is left not entered.
-    While the main thread starts managed threads, Ctrl-C (``SIGINT``, when
-    its handler is a Python one) is held back and delivered once the starts
-    are over, so that it never lands inside ``Thread.start``. A
-    ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
-    itself, once the exit has let every parked thread go and joined them.
+    A ``KeyboardInterrupt`` in the scheduler leaves the ``with`` block as
+    itself, once the exit has let every parked thread go and joined them;
+    see :ref:`ctrl-c` for where Ctrl-C is held back meanwhile, and the one
+    case where CPython drops it.
 
     Exiting raises :class:`WorkerError`, naming each managed thread that
     died of an exception (a thread the scheduler abandoned does not count)
@@ -123,6 +122,7 @@ class Scenario:
         self._report_dead_workers = True
         self._reported: set[threading.Thread] = set()
         self._watch = Watch(core)
+        self._guard = ExitGuard(_EXIT)
         for name, kind in primitives.kinds(core).items():
             setattr(self, name, kind)
 
@@ -374,26 +374,31 @@ class Scenario:
         core.refuse_entered()
         try:
             core.enter(self._watch.install)
+            self._guard.install()
             return self
         except BaseException:
             # All or nothing: see ScenarioCore.undo_entry.
             core.undo_entry()
             self._watch.restore()
+            self._guard.restore()
             raise
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        # Ctrl-C before the guard is entered (at the call's start) waits for
+        # the guard's with to end (see blanket.holdback.ExitGuard).
+        with self._guard:
+            try:
+                self._core.unregulate()
+                stuck = self._core.join(list(self._core.managed))
+            except BaseException:
+                # Interrupted while exiting (Ctrl-C pressed twice, say): finish
+                # the exit, so that no thread stays parked, then let it go on.
+                self._core.unregulate()
+                self._core.join(list(self._core.managed))
+                raise
+            finally:
+                self._watch.restore()
         core = self._core
-        try:
-            core.unregulate()
-            stuck = core.join(list(core.managed))
-        except BaseException:
-            # Interrupted while exiting (Ctrl-C pressed twice, say): finish
-            # the exit, so that no thread stays parked, then let it go on.
-            core.unregulate()
-            core.join(list(core.managed))
-            raise
-        finally:
-            self._watch.restore()
         error: Exception | None = None
         if stuck:
             with core.lock:
@@ -473,3 +478,8 @@ class Scenario:
     def __repr__(self) -> str:
         state = "entered" if self._core.regulated else "not entered"
         return f"<blanket.Scenario {self.name!r} {state}>"
+
+
+#: The exit as defined above, whose start a scenario's ExitGuard watches
+#: (taken now: a harness may wrap ``Scenario.__exit__`` later).
+_EXIT = Scenario.__exit__
