@@ -73,7 +73,8 @@ class ExitGuard:
 
     def __init__(self, exit: Callable[..., object]) -> None:
         self._code = exit.__code__
-        self._start = first_offset(self._code, "BEFORE_WITH")
+        # The first with's entry (3.14 spells it LOAD_SPECIAL).
+        self._start = first_offset(self._code, "BEFORE_WITH", "LOAD_SPECIAL")
         # The handler the guard replaced, which it passes signals on to.
         self._forward: Callable[[int, FrameType | None], object] = signal.default_int_handler
         self._installed = False
@@ -123,10 +124,10 @@ class ExitGuard:
 
 
 @functools.cache
-def first_offset(code: CodeType, opname: str) -> int:
-    """The offset of *code*'s first instruction named *opname*: its
+def first_offset(code: CodeType, *opnames: str) -> int:
+    """The offset of *code*'s first instruction named one of *opnames*: its
     ``RESUME`` is where a call starts running (a signal handler may run
     there before anything else), its ``BEFORE_WITH`` where it enters its
     first ``with``."""
     return next(instruction.offset for instruction in dis.get_instructions(code)
-                if instruction.opname == opname)
+                if instruction.opname in opnames)
