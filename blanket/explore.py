@@ -86,7 +86,8 @@ class Step:
     #: Whether the call's timeout was disregarded (it could succeed): the
     #: exploration never waits for a timeout to run out.
     disregarded: bool = False
-    #: For a step at a data race, where the access is: ``"file.py:12"``.
+    #: For a step at a data race, where the access is, the file by its
+    #: module's path: ``"shop/bank.py:12"`` (:attr:`blanket.watch.Site.place`).
     where: str = ""
 
     @property
@@ -96,7 +97,7 @@ class Step:
         return self.thread + "*" * self.expired
 
     def __str__(self) -> str:
-        if self.call.startswith("Memory."):  # "A: write Counter.count at bank.py:12"
+        if self.call.startswith("Memory."):  # "A: write Counter.count at shop/bank.py:12"
             return f"{self.thread}: {self.call[7:]} {self.primitive} at {self.where}"
         expired = " (expired)" if self.expired else ""
         disregarded = " (timeout disregarded)" if self.disregarded else ""

@@ -11,12 +11,15 @@ threads finish. The run is then judged as the exploration judged it: a
 thread that raised, live threads that can no longer go on, or the invariant
 failing. So the test fails on the bug, and passes once the code is fixed.
 
-A step at a data race (``A: write Counter.count at bank.py:12``) is
+A step at a data race (``A: write Counter.count at shop/bank.py:12``) is
 replayed by its meaning, never by counting instructions, so a schedule
 found on one Python replays on another: the accesses the schedule names
 (the thread's, of that kind, to that object and attribute, at that file and
 line) park in the replay as they did in the exploration, and are let go as
-steps like the calls.
+steps like the calls. The file is named by its module's path
+(``shop/bank.py`` for the module ``shop.bank``,
+:func:`blanket.watch.module_path`): the same in any checkout, and two files
+of one name in two packages stay apart.
 
 The rule after the schedule: the first parked call in thread order ("A"
 before "B") that can go; a call whose outcome depends on its timeout goes
@@ -75,7 +78,7 @@ def _describe(option: _Option) -> str:
     return str(Run.describe(option.tx, option.how == "expire", option.how == "wait"))
 
 
-#: A step at a data race as it reads: ``A: write Counter.count at bank.py:12``.
+#: A step at a data race as it reads: ``A: write Counter.count at shop/bank.py:12``.
 _RACY_STEP = re.compile(r"[^:]+: (read|write) (.+?) at (.+:\d+)")
 
 
@@ -93,10 +96,10 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     the module's docstring); *timeout* bounds each wait for the threads to
     settle. The same on every run.
 
-    A step at a data race (``"A: write Counter.count at bank.py:12"``) is
+    A step at a data race (``"A: write Counter.count at shop/bank.py:12"``) is
     matched by what it says: the accesses the schedule names (read or
-    write, what they reach, the file's name and line) park, and only
-    those, so a schedule found on one Python replays on another."""
+    write, what they reach, the file by its module's path and the line)
+    park, and only those, so a schedule found on one Python replays on another."""
     wanted = [str(step) for step in schedule]
     title = name or str(getattr(setup, "__qualname__", "replay"))
     expire_at: set[int] = set()  # depths past the schedule where a wait expires
