@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from . import progress, races
 from .errors import StallError
 from .races import MEMORY, Race
+from .races import report as races_report
 from .states import State
 from .testcase import thread_names
 from .unseen import Unseen
@@ -722,8 +723,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             grown = not sites <= racy
             racy |= sites
             if found and races == "fail" and run.failure is None:
-                run.failure = ("race", "data race(s):\n" + "\n".join(
-                    f"  {race}" for race in found))
+                run.failure = ("race", races_report(found))
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
                 result.failure = _failure(setup, run)

@@ -66,6 +66,64 @@ class EachRaceBugReplays(unittest.TestCase):
         self.assertIn("the accounts hold", str(replayed))
 
 
+class RaceFailuresReplay(unittest.TestCase):
+    """The test written for a ``races="fail"`` failure fails on the race
+    itself (whatever the outcome), and passes on the locked fix."""
+
+    def test_the_reproducer_fails_on_the_race_and_passes_on_the_fix(self) -> None:
+        for bug, (setup, fixed, _) in race_bugs.BUGS.items():
+            with self.subTest(bug), quiet_thread_errors():
+                failure = blanket.explore(setup, races="fail", timeout=BOUND).failure
+                assert failure is not None
+                self.assertEqual(failure.kind, "race")
+                self.assertIn('], races="fail")\n', failure.source)
+                case = _test_class(failure.source)
+                failed = 0
+                for _ in range(RUNS):
+                    result = unittest.TestResult()
+                    case("test_schedule").run(result)
+                    self.assertEqual(result.errors, [])
+                    failed += len(result.failures)
+                    if result.failures:
+                        self.assertIn("the replay failed: race: data race(s):",
+                                      result.failures[0][1])
+                self.assertEqual(failed, RUNS, f"{bug}: {failed} of {RUNS} runs failed")
+                for _ in range(RUNS):
+                    replayed = reproduce.replay(fixed, failure.schedule, races="fail",
+                                                timeout=BOUND)
+                    self.assertIsNone(replayed.failure, replayed)
+
+    def test_the_race_is_the_failure_where_the_outcome_is_right(self) -> None:
+        # The schedule runs A's update whole, then B's: the count is right,
+        # the race is there all the same.
+        failure = blanket.explore(race_bugs.counter, races="fail", timeout=BOUND).failure
+        assert failure is not None
+        self.assertIsNone(reproduce.replay(race_bugs.counter, failure.schedule,
+                                           timeout=BOUND).failure)
+        replayed = reproduce.replay(race_bugs.counter, failure.schedule, races="fail",
+                                    timeout=BOUND)
+        assert replayed.failure is not None
+        kind, message = replayed.failure
+        self.assertEqual(kind, "race")
+        self.assertIn("Counter.count: A writes at", message)
+
+    def test_another_failure_comes_first(self) -> None:
+        # Both threads see the one item, then both pop: A's pop raises.
+        with quiet_thread_errors():
+            failure = blanket.explore(race_bugs.stack, timeout=BOUND).failure
+            assert failure is not None
+            replayed = reproduce.replay(race_bugs.stack, failure.schedule, races="fail",
+                                        timeout=BOUND)
+        assert replayed.failure is not None
+        self.assertEqual(replayed.failure[0], "exception")
+
+    def test_races_takes_off_or_fail(self) -> None:
+        with self.assertRaises(ValueError) as caught:
+            reproduce.replay(race_bugs.counter, [], races="report")
+        self.assertEqual(str(caught.exception),
+                         "races='report': expected one of 'off', 'fail'")
+
+
 class Box:
     def __init__(self) -> None:
         self.value = 0
