@@ -155,7 +155,9 @@ class Exploration:
     #: What the runs met that blanket does not schedule, so that their
     #: schedules are not every order of the program: threads started
     #: outside blanket, real primitives used by the threads, blocking calls;
-    #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``.
+    #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``;
+    #: and for a shard of a depth-first search, data races met only below
+    #: its split, where the other shards do not park.
     unseen: list[str] = field(default_factory=list)
     #: The data races seen, in the order first seen (see :mod:`blanket.races`).
     races: list[Race] = field(default_factory=list)
