@@ -29,6 +29,9 @@ wait-for cycle). The failure carries the schedule and the source of a
 :class:`~blanket.ScenarioTestCase` that replays it (:mod:`blanket.reproduce`).
 ``shard=(i, n)`` splits a search deterministically: the shards 1..n of one
 search run disjoint sets of schedules that together are the whole search.
+The depth-first search splits exactly with data races watched too: its
+first pass, which every shard makes alike, runs each prefix of the split
+once, and the races it meets restart the search in every shard alike.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from . import progress, races
 from .errors import StallError
 from .races import MEMORY, Race
+from .races import report as races_report
 from .seconds import check_seconds
 from .states import State
 from .testcase import thread_names
@@ -86,7 +90,8 @@ class Step:
     #: Whether the call's timeout was disregarded (it could succeed): the
     #: exploration never waits for a timeout to run out.
     disregarded: bool = False
-    #: For a step at a data race, where the access is: ``"file.py:12"``.
+    #: For a step at a data race, where the access is, the file by its
+    #: module's path: ``"shop/bank.py:12"`` (:attr:`blanket.watch.Site.place`).
     where: str = ""
 
     @property
@@ -96,7 +101,7 @@ class Step:
         return self.thread + "*" * self.expired
 
     def __str__(self) -> str:
-        if self.call.startswith("Memory."):  # "A: write Counter.count at bank.py:12"
+        if self.call.startswith("Memory."):  # "A: write Counter.count at shop/bank.py:12"
             return f"{self.thread}: {self.call[7:]} {self.primitive} at {self.where}"
         expired = " (expired)" if self.expired else ""
         disregarded = " (timeout disregarded)" if self.disregarded else ""
@@ -150,7 +155,9 @@ class Exploration:
     #: What the runs met that blanket does not schedule, so that their
     #: schedules are not every order of the program: threads started
     #: outside blanket, real primitives used by the threads, blocking calls;
-    #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``.
+    #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``;
+    #: and for a shard of a depth-first search, data races met only below
+    #: its split, where the other shards do not park.
     unseen: list[str] = field(default_factory=list)
     #: The data races seen, in the order first seen (see :mod:`blanket.races`).
     races: list[Race] = field(default_factory=list)
@@ -443,9 +450,16 @@ class _DepthFirst:
     steps not ordered by the run's happens-before adds the other order to
     the search where the first of them was chosen."""
 
-    def __init__(self, bound: int | None) -> None:
+    def __init__(self, bound: int | None, split_depth: int) -> None:
         self.bound = bound
+        self.split_depth = split_depth
         self.stack: list[_Node] = []
+        #: Whether the search is in its first pass: the first run of each
+        #: prefix of *split_depth* choices.
+        self.top = True
+        #: The second pass: the search's state after the first run of each
+        #: prefix this shard owns, the last one first.
+        self.subtrees: list[list[_Node]] = []
         self.final: dict[int, str] = {}
 
     def _allowed(self, node: _Node, thread: int) -> bool:
@@ -533,15 +547,47 @@ class _DepthFirst:
         for q in enabled:
             node.want(q)
 
-    def backtrack(self, foreign_from: int | None = None) -> bool:
-        """Move to the next run; ``False`` when the space is exhausted.
-        Alternatives at depth *foreign_from* and deeper are another shard's."""
-        while self.stack:
+    def advance(self, mine: bool) -> bool:
+        """Move to the next run after one whose prefix is this shard's
+        (*mine*) or another's; ``False`` when the space is exhausted.
+
+        The search runs in two passes, so that shards split it exactly. The
+        first runs each prefix of *split_depth* choices once, completed by
+        its first choices: every shard makes these runs alike, so the data
+        races they meet, which add steps and restart the search, are the
+        same in every shard. Above *split_depth* every call not asleep is
+        tried, not only those the reversals of races want: those come from
+        the runs below, which only the prefix's owner makes. The second pass
+        runs the rest of each prefix this shard owns, in the order a plain
+        depth-first search would."""
+        if self.top:
+            if mine:
+                self.subtrees.append([dataclasses.replace(
+                    node, backtrack=list(node.backtrack), done=list(node.done))
+                    for node in self.stack])
+            if self._backtrack(0, self.split_depth):
+                return True
+            self.top = False
+            self.subtrees.reverse()
+        elif self._backtrack(self.split_depth, None):
+            return True
+        while self.subtrees:
+            self.stack = self.subtrees.pop()
+            if self._backtrack(self.split_depth, None):
+                return True
+        return False
+
+    def _backtrack(self, floor: int, ceiling: int | None) -> bool:
+        """Move to the next run, by a choice at a depth from *floor* up to
+        (not including) *ceiling*."""
+        while len(self.stack) > floor:
             depth = len(self.stack) - 1
             node = self.stack[depth]
             node.done.append(node.choice)
-            if foreign_from is None or depth < foreign_from:
-                for choice in node.backtrack:
+            if ceiling is None or depth < ceiling:
+                wide = depth < self.split_depth
+                tried = [c for c, _ in node.enabled] if wide else node.backtrack
+                for choice in tried:
                     if choice not in node.done and choice not in node.sleep \
                             and self._allowed(node, choice):
                         node.choice = choice
@@ -660,6 +706,10 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     schedules are counted. *shard* (``"i/n"`` or ``(i, n)``) runs only the
     i-th of n disjoint parts of the search, split by the first *split_depth*
     choices of each schedule (by run number for the random strategies).
+    The depth-first search first runs each such prefix once, in every
+    shard alike (see :doc:`/exploration`), then the rest of its own: a data
+    race met only in that rest, which the other shards do not park at, is
+    named in :attr:`Exploration.unseen`.
     *timeout* bounds each wait for the threads to settle.
 
     The threads' targets (and whatever ``scenario.instrument`` names) are
@@ -683,10 +733,11 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     result = Exploration(strategy)
     unseen = Unseen()
     started = time.monotonic()
-    search = _DepthFirst(max_preemptions) if strategy == "dfs" else None
+    search = _DepthFirst(max_preemptions, split_depth) if strategy == "dfs" else None
     length = 1
     number = 0
     loose: _Run | None = None  # a failure its schedule does not make
+    late: list[str] = []  # sites of races met after the split, in this shard only
     while len(result.schedules) < max_schedules:
         if search is None:
             if number >= max_schedules:  # the run numbers are split, not the count
@@ -715,11 +766,13 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             found, sites = run.races()
             result.races += [race for race in found if race not in seen]
             seen.update(found)
-            grown = not sites <= racy
+            new = sites - racy
+            grown = bool(new)
             racy |= sites
+            if new and search is not None and not search.top and count > 1:
+                late += sorted({site.place for site in new})
             if found and races == "fail" and run.failure is None:
-                run.failure = ("race", "data race(s):\n" + "\n".join(
-                    f"  {race}" for race in found))
+                run.failure = ("race", races_report(found))
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
                 result.failure = _failure(setup, run)
@@ -734,17 +787,18 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             # scenario's. Search again; the schedules counted are the new search's.
             result.schedules.clear()
             if search is not None:
-                search = _DepthFirst(max_preemptions)
+                search = _DepthFirst(max_preemptions, split_depth)
                 continue
-        if search is not None:
-            # From split_depth down an alternative keeps this run's first
-            # choices, so it belongs where this run does.
-            if not search.backtrack(None if mine else split_depth):
-                result.exhausted = True
-                break
+        if search is not None and not search.advance(mine):
+            result.exhausted = True
+            break
     if result.failure is None and loose is not None:
         result.failure = _failure(setup, loose)
     result.unseen = unseen.notes
+    if late:
+        result.unseen.append(
+            f"shard {index}/{count}: data race(s) at {', '.join(dict.fromkeys(late))} met "
+            "after the split, in this shard's runs: the other shards do not park there")
     result.exhausted = result.exhausted and not result.unseen
     result.elapsed = time.monotonic() - started
     return result

@@ -44,6 +44,11 @@ class Race:
         return f"{self.what}: {t1} {k1}s at {w1}, {t2} {k2}s at {w2}"
 
 
+def report(found: Sequence[Race]) -> str:
+    """The message of a failure of kind ``"race"``: each race on a line."""
+    return "data race(s):\n" + "\n".join(f"  {race}" for race in found)
+
+
 def clocks(trace: Sequence[TraceStep]) -> dict[tuple[int, int], dict[int, int]]:
     """The vector clock of each thread after each of its steps, by
     ``(thread, step number)``: for each thread, the last of its steps it

@@ -11,12 +11,15 @@ threads finish. The run is then judged as the exploration judged it: a
 thread that raised, live threads that can no longer go on, or the invariant
 failing. So the test fails on the bug, and passes once the code is fixed.
 
-A step at a data race (``A: write Counter.count at bank.py:12``) is
+A step at a data race (``A: write Counter.count at shop/bank.py:12``) is
 replayed by its meaning, never by counting instructions, so a schedule
 found on one Python replays on another: the accesses the schedule names
 (the thread's, of that kind, to that object and attribute, at that file and
 line) park in the replay as they did in the exploration, and are let go as
-steps like the calls.
+steps like the calls. The file is named by its module's path
+(``shop/bank.py`` for the module ``shop.bank``,
+:func:`blanket.watch.module_path`): the same in any checkout, and two files
+of one name in two packages stay apart.
 
 The rule after the schedule: the first parked call in thread order ("A"
 before "B") that can go; a call whose outcome depends on its timeout goes
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from .explore import Step, _Option, _run
 from .explore import _Run as Run
+from .races import report as races_report
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
@@ -75,7 +79,7 @@ def _describe(option: _Option) -> str:
     return str(Run.describe(option.tx, option.how == "expire", option.how == "wait"))
 
 
-#: A step at a data race as it reads: ``A: write Counter.count at bank.py:12``.
+#: A step at a data race as it reads: ``A: write Counter.count at shop/bank.py:12``.
 _RACY_STEP = re.compile(r"[^:]+: (read|write) (.+?) at (.+:\d+)")
 
 
@@ -85,25 +89,39 @@ def _parks(wanted: list[str]) -> set[tuple[str, str, str]]:
             if match is not None}
 
 
+#: What :func:`replay` does with data races on plain shared state.
+RACES = ("off", "fail")
+
+
 def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.0,
-           name: str | None = None) -> Replay:
+           name: str | None = None, races: str = "off") -> Replay:
     """Run the scenario *setup* describes, letting *schedule*'s steps (each
     a :class:`~blanket.Step` or its text, ``"A: Lock 1 Lock.acquire"``) go
     in order while they match, then the threads finish by a fixed rule (see
     the module's docstring); *timeout* bounds each wait for the threads to
     settle. The same on every run.
 
-    A step at a data race (``"A: write Counter.count at bank.py:12"``) is
+    A step at a data race (``"A: write Counter.count at shop/bank.py:12"``) is
     matched by what it says: the accesses the schedule names (read or
-    write, what they reach, the file's name and line) park, and only
-    those, so a schedule found on one Python replays on another."""
+    write, what they reach, the file by its module's path and the line)
+    park, and only those, so a schedule found on one Python replays on
+    another.
+
+    With ``races="fail"`` the threads' targets are watched as an exploration
+    watches them, and a data race in the run (:mod:`blanket.races`) is a
+    failure of kind ``"race"`` when nothing else failed: the test written
+    for an exploration's ``races="fail"`` failure passes once no access of
+    the run races, whether or not the schedule could still be followed."""
+    if races not in RACES:
+        raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     wanted = [str(step) for step in schedule]
     title = name or str(getattr(setup, "__qualname__", "replay"))
     expire_at: set[int] = set()  # depths past the schedule where a wait expires
     parks = _parks(wanted)
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
-        run = _run(setup, title, timeout, rule.choose, parks=parks)
+        run = _run(setup, title, timeout, rule.choose, parks=parks,
+                   racy=set() if races == "fail" else None)
         if run.redundant and rule.waited:
             # A wait the rule let go with its timeout disregarded was never
             # woken: in a real run its timeout runs out. Expire the last one.
@@ -111,6 +129,10 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
             expire_at = {depth for depth in expire_at if depth < last} | {last}
             continue
         failure = run.failure
+        if races == "fail" and failure is None:
+            found, _ = run.races()
+            if found:
+                failure = ("race", races_report(found))
         if run.redundant:
             failure = ("stall", "a wait the schedule let go with its timeout disregarded "
                                 "was never woken")
@@ -208,13 +230,18 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
     lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "",
              "It fails while the bug is there, and passes once the code is fixed: the",
              "steps are let go while the calls match them, then the threads finish.",
+             *(["A data race in the run fails it too (races=\"fail\")."]
+               if kind == "race" else []),
              '"""', "", "import blanket", *_import_lines(setup, function, qualname), "", "",
              f"class {_class_name(function)}(blanket.ScenarioTestCase):",
              f"    \"\"\"{_docstring(summary)}\"\"\"", "",
-             "    def test_schedule(self) -> None:",
-             f"        self.replay({function}, ["]
-    lines += [f"            {str(step)!r}," for step in steps]
-    lines.append("        ])")
+             "    def test_schedule(self) -> None:"]
+    listed = "".join(f"\n            {str(step)!r}," for step in steps)
+    if listed:
+        listed += "\n        "
+    # A race is the failure: the replay fails while an access races.
+    races = ', races="fail"' if kind == "race" else ""
+    lines.append(f"        self.replay({function}, [{listed}]{races})")
     return "\n".join(lines) + "\n"
 
 

@@ -119,16 +119,18 @@ class ScenarioTestCase(unittest.TestCase):
         return result
 
     def replay(self, setup: Callable[[Scenario], Callable[[], object] | None],
-               schedule: Sequence[Step | str]) -> None:
+               schedule: Sequence[Step | str], *, races: str = "off") -> None:
         """Replay *schedule* on the scenario *setup* describes (see
         :func:`blanket.reproduce.replay`: its steps go while the calls match
         them, then the threads finish by a fixed rule), and fail the test if
         the run fails as an exploration's would: a thread raised, the threads
-        deadlocked, or the invariant failed. The tests :func:`blanket.explore`
-        writes for a failure call this, so they pass once the bug is fixed."""
+        deadlocked, or the invariant failed; with ``races="fail"``, also when
+        two accesses of the run race. The tests :func:`blanket.explore`
+        writes for a failure call this (a race failure's with
+        ``races="fail"``), so they pass once the bug is fixed."""
         from .reproduce import replay
         result = replay(setup, schedule, timeout=self.stall_timeout,
-                        name=self._testMethodName)
+                        name=self._testMethodName, races=races)
         if result.failure is not None:
             self.fail(str(result))
 

@@ -120,9 +120,11 @@ class Site:
 
     @property
     def place(self) -> str:
-        """``file:line`` of the access with the file's name only, as steps
-        name it: the same wherever the code is installed."""
-        return f"{os.path.basename(self.file)}:{self.line}"
+        """``file:line`` of the access as steps name it, the file by its
+        module's path (``tests/race_bugs.py:40``, see :func:`module_path`):
+        the same wherever the code is installed, yet two files of one name
+        in two packages are told apart."""
+        return f"{module_path(self.file, self.scope)}:{self.line}"
 
     def hit(self, target: object) -> None:
         """The access is about to happen to *target*: record it."""
@@ -131,6 +133,27 @@ class Site:
     def __repr__(self) -> str:
         verb = "write" if self.write else "read"
         return f"<Site {verb} {self.name or 'item'} at {self.where}>"
+
+
+@functools.cache
+def _module_path(file: str, module: str) -> str:
+    parts = file.replace(os.sep, "/").split("/")
+    # One part of the path per part of the module's name; a package's own
+    # module (its __init__.py) one more, for the package's folder.
+    count = module.count(".") + 1 + (parts[-1].startswith("__init__."))
+    return "/".join(parts[-count:])
+
+
+def module_path(file: str, scope: dict[str, Any]) -> str:
+    """The end of *file*'s path that its module's name (*scope*'s
+    ``__name__``) spans: ``tests/race_bugs.py`` for the module
+    ``tests.race_bugs``, the file's name for a top-level module or a script
+    (``python -m package.module`` keeps the module's name in ``__spec__``)."""
+    module = str(scope.get("__name__", ""))
+    spec = scope.get("__spec__")
+    if module == "__main__" and spec is not None:
+        module = str(spec.name)
+    return _module_path(file, module)
 
 
 class MethodSite(Site):
@@ -219,7 +242,7 @@ class Memory:
     def __init__(self, label: str, where: str) -> None:
         self._name = self._label = label
         self._real = None
-        #: The access's :attr:`Site.place` (``"cache.py:14"``).
+        #: The access's :attr:`Site.place` (``"pkg/cache.py:14"``).
         self.where = where
 
     def __repr__(self) -> str:
@@ -245,7 +268,7 @@ class Watch:
         #: The sites where accesses park (set by the exploration).
         self.racy: set[Site] = set()
         #: A replay's racy accesses, by meaning: ``(verb, what, place)``, e.g.
-        #: ``("write", "Counter.count", "bank.py:12")``. When given, the sites
+        #: ``("write", "Counter.count", "shop/bank.py:12")``. When given, the sites
         #: at those places park, and only for those accesses.
         self.parks: set[tuple[str, str, str]] = set()
         #: The exploration's current step, which each access is tagged with.

@@ -99,9 +99,8 @@ class Shards(unittest.TestCase):
                         [len(part.schedules) for part in parts])
 
     def test_depth_first_shards_run_exactly_the_whole_search(self) -> None:
-        # The philosophers' appends race: each shard finds those races in runs
-        # of its own and parks at them from then on, so only the search at
-        # calls on primitives splits exactly.
+        # At calls on primitives only; with races watched too:
+        # test_explore_shards.
         self.assert_partition("dfs", bugs.philosophers_fixed, 3, races="off")
         self.assert_partition("dfs", bugs.if_not_while_fixed, 2, split_depth=2)
 

@@ -50,7 +50,7 @@ class SixBugs(unittest.TestCase):
             f"Counter.count: A writes at {FILE}:{line}, B writes at {FILE}:{line}",
             f"Counter.count: A reads at {FILE}:{line}, B writes at {FILE}:{line}"])
         assert result.failure is not None
-        at = f"at race_bugs.py:{line}"
+        at = f"at tests/race_bugs.py:{line}"
         self.assertEqual([str(step) for step in result.failure.schedule], [
             f"A: read Counter.count {at}", f"B: read Counter.count {at}",
             f"B: write Counter.count {at}", f"A: write Counter.count {at}"])
@@ -86,7 +86,7 @@ class Closures(unittest.TestCase):
         self.assertIn("count is 1", result.failure.message)
         line = closure_counter.__code__.co_firstlineno + 9  # count += 1
         self.assertEqual([str(step) for step in result.failure.schedule],
-                         [f"{who}: {verb} count at test_races.py:{line}" for who, verb in
+                         [f"{who}: {verb} count at tests/test_races.py:{line}" for who, verb in
                           [("A", "read"), ("B", "read"), ("B", "write"), ("A", "write")]])
         fixed = blanket.explore(lambda scenario: closure_counter(scenario, True))
         self.assertTrue(fixed.exhausted)

@@ -167,7 +167,7 @@ class GeneratedSource(unittest.TestCase):
             "<locals>.local_setup is not importable: define it at module level, then\n"
             f"# from {__name__} import local_setup\n", source)
         self.assertIn("class TestLocalSetupSchedule", source)
-        self.assertIn("        self.replay(local_setup, [\n        ])\n", source)
+        self.assertIn("        self.replay(local_setup, [])\n", source)
         self.assertIn("never holds", only_problem(replay(source, local_setup=local_setup)))
 
     def test_a_setup_without_a_qualified_name(self) -> None:

@@ -1,0 +1,1 @@
+"""One of two packages with a module of the same name (see tests.twins)."""
