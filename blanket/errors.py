@@ -42,6 +42,10 @@ class DeadlockError(StallError):
     message names the cycle, :attr:`StallError.report` adds every thread's call and
     state. The threads are abandoned (see :class:`Abandoned`) and joined
     before it is raised, so the scenario exits at once.
+
+    Also raised by a scenario's exit when the threads still running once
+    its bound has passed sleep in real primitives in such a cycle (the
+    script let them into it): nothing can wake them, and they stay alive.
     """
 
 

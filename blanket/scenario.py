@@ -8,10 +8,10 @@ import types
 from collections.abc import Callable, Iterator, Mapping, Set
 from typing import Any
 
-from . import driving, primitives
+from . import driving, primitives, progress
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
-from .errors import StallError, WorkerError
+from .errors import DeadlockError, StallError, WorkerError
 from .holdback import ExitGuard, interrupts_held_back
 from .inject import Injection
 from .log import Log
@@ -402,11 +402,14 @@ class Scenario:
         error: Exception | None = None
         if stuck:
             with core.lock:
-                report = core.report()
-            error = StallError(
+                report, cycle = core.report(), progress.deadlock(core)
+                why = f"; {progress.stuck_report(core)}" if cycle else ""
+            # A cycle of sleepers in real primitives never ends by itself:
+            # say so, rather than only that the bound ran out.
+            error = (DeadlockError if cycle else StallError)(
                 f"scenario {self.name!r}: managed threads "
                 f"{', '.join(repr(t.name) for t in stuck)} still running "
-                f"{core.timeout} s after the scenario exited", report)
+                f"{core.timeout} s after the scenario exited{why}", report)
         cause, dead = None, self._dead_workers()
         if dead:
             cause = next(iter(dead.values()))

@@ -6,6 +6,7 @@ import gc
 import math
 import threading
 import unittest
+from typing import Any
 
 import blanket
 from blanket import State
@@ -343,11 +344,38 @@ class Exiting(unittest.TestCase):
             self.assertIn("'waiting': Event.wait WAITING", report)
             self.assertIn("asleep inside the real primitive", report)
             self.assertIn("'stuck', 'waiting'", str(caught.exception))
+            self.assertNotIsInstance(caught.exception, blanket.DeadlockError)
         finally:
             raw.set()
             stuck.join(5)
             waiting.join(5)
         self.assertFalse(stuck.is_alive() or waiting.is_alive())
+
+    def test_threads_left_in_a_deadlock_are_named_as_one_at_the_exit(self) -> None:
+        # Before: a plain StallError ("still running"), the cycle unsaid.
+        scenario = blanket.Scenario(timeout=0.2)
+        first, second = scenario.Lock(), scenario.Lock()
+
+        def both(outer: Any, inner: Any) -> None:
+            with outer:
+                # Timed, so that the test's threads end after the check.
+                if inner.acquire(timeout=1.0):
+                    inner.release()
+        A, B = scenario.thread(both, first, second), scenario.thread(both, second, first)
+        A.name, B.name = "A", "B"
+        with self.assertRaises(blanket.DeadlockError) as caught:
+            with scenario:
+                scenario.skip(A, first.acquire)
+                scenario.skip(B, second.acquire)
+                scenario.skip(A, second.acquire)
+                scenario.skip(B, first.acquire)
+        self.assertIn("'A', 'B' still running 0.2 s after the scenario exited; deadlock: "
+                      "A holds Lock 1 and waits for Lock 2; B holds Lock 2 and waits for "
+                      "Lock 1", str(caught.exception))
+        self.assertIn("'A': Lock.acquire WAITING on Lock 2", caught.exception.report)
+        A.join(5)
+        B.join(5)
+        self.assertFalse(A.is_alive() or B.is_alive())
 
     def test_stuck_thread_noted_on_the_exception_that_left_the_block(self) -> None:
         scenario = blanket.Scenario(timeout=0.1)
