@@ -33,6 +33,7 @@ from .states import State
 from .transaction import CallSpec, Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .runners import Runners
     from .signals import Signaled
 
 #: How often, in seconds, a wait looks again at a thread blanket did not
@@ -126,6 +127,9 @@ class ScenarioCore:
         #: asks for it: its runs must not depend on how the threads' first
         #: steps overlap (on the free-threaded build they truly run at once).
         self.start_in_turn = False
+        #: Threads started ahead of time that the managed threads run on (an
+        #: exploration's, see blanket.runners), or None: threads of their own.
+        self.runners: Runners | None = None
 
     # -- bookkeeping ------------------------------------------------------------
 

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from . import progress, races
 from .errors import StallError
 from .races import MEMORY, Race
+from .runners import Runners
 from .states import State
 from .testcase import thread_names
 from .unseen import Unseen
@@ -219,12 +220,14 @@ class _Run:
 
     def __init__(self, setup: Setup, name: str, timeout: float,
                  unseen: Unseen | None = None, racy: set[Site] | None = None,
-                 parks: set[tuple[str, str, str]] | None = None) -> None:
+                 parks: set[tuple[str, str, str]] | None = None,
+                 runners: Runners | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
         scenario._report_dead_workers = False  # a failure of the run, see finish()
         self.core = scenario._core
         self.core.start_in_turn = True
+        self.core.runners = runners
         #: The watch of plain shared state (threads' targets followed when
         #: *racy* is given: the sites that park).
         self.watch = scenario._watch
@@ -376,12 +379,14 @@ class _Run:
 def _run(setup: Setup, name: str, timeout: float,
          choose: Callable[[int, list[_Option], _Run], int | None],
          unseen: Unseen | None = None, racy: set[Site] | None = None,
-         parks: set[tuple[str, str, str]] | None = None) -> _Run:
+         parks: set[tuple[str, str, str]] | None = None,
+         runners: Runners | None = None) -> _Run:
     """One run; *choose* picks the index of the option to take at each depth;
     when *unseen* is given, what it cannot see goes there; *racy* are the
     sites of data races that park (``None``: nothing watched); *parks* are
-    a replay's racy accesses, by meaning (see :attr:`blanket.watch.Watch.parks`)."""
-    run = _Run(setup, name, timeout, unseen, racy, parks)
+    a replay's racy accesses, by meaning (see :attr:`blanket.watch.Watch.parks`);
+    the managed threads run on *runners* when given (see :mod:`blanket.runners`)."""
+    run = _Run(setup, name, timeout, unseen, racy, parks, runners)
     run.scenario.__enter__()
     try:
         depth = 0
@@ -679,6 +684,19 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("split_depth", split_depth, 1)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
+    runners = Runners()
+    try:
+        return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
+                       split_depth, timeout, name, races, runners)
+    finally:
+        runners.close()  # nothing left running, however the search ended
+
+
+def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
+            seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
+            timeout: float, name: str | None, races: str, runners: Runners) -> Exploration:
+    """:func:`explore`, its arguments checked; the runs' managed threads
+    run on *runners*."""
     racy: set[Site] | None = None if races == "off" else set()
     seen: set[Race] = set()
     index, count = _parse_shard(shard)
@@ -702,10 +720,10 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             chooser = (_random_chooser(rng) if strategy == "random"
                        else _pct_chooser(rng, depth, length))
             run = _run(setup, title, timeout, chooser, unseen,
-                       racy)
+                       racy, runners=runners)
         else:
             run = _run(setup, title, timeout, search.choose, unseen,
-                       racy)
+                       racy, runners=runners)
             search.analyse(run.trace, run.pending)
             prefix = [step.mark for step in run.steps[:split_depth]]
             mine = _owner(prefix, count) == index
