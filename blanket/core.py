@@ -172,10 +172,13 @@ class ScenarioCore:
         """
         if thread in self.finished:
             return True
+        if thread in self.managed:
+            # A managed thread says when it ends, with the lock held, before
+            # it stops being alive (ManagedThread.run).
+            return False
         if thread.ident is not None and not thread.is_alive():
             return True
-        if thread not in self.managed:
-            self._polled = True
+        self._polled = True
         return False
 
     def changed(self) -> None:

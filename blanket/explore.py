@@ -33,7 +33,6 @@ search run disjoint sets of schedules that together are the whole search.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import threading
 import time
@@ -256,14 +255,21 @@ class _Run:
         #: that cannot happen (a call let go to wait "in time" waits for ever).
         self.redundant = False
         self.disregarded: set[Transaction] = set()
+        #: Where each thread was when the last step settled (see _observe).
+        self.seen: dict[int, tuple[object, ...]] | None = None
+
+    @staticmethod
+    def _what(tx: Transaction) -> tuple[str, str, str, str, str]:
+        """What a step letting *tx* go says of it, before anything moved:
+        the thread, the call, the primitive, the state, where."""
+        return (tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}", progress.name_of(tx.primitive),
+                tx.state.name, getattr(tx.primitive, "where", ""))
 
     @staticmethod
     def describe(tx: Transaction, expired: bool = False, disregarded: bool = False) -> Step:
         """The step letting *tx* go (made to time out, or its timeout
         disregarded), before anything moved."""
-        return Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
-                    progress.name_of(tx.primitive), tx.state.name, expired, (), disregarded,
-                    getattr(tx.primitive, "where", ""))
+        return _step(_Run._what(tx), expired, disregarded, ())
 
     def _index(self, thread: Any) -> int:
         if thread not in self.threads:  # a thread the code under test started
@@ -284,22 +290,27 @@ class _Run:
     def options(self) -> list[_Option]:
         """Wait until nothing moves; the calls that can be let go."""
         core = self.core
-        core.wait([(None, progress.Settled())], None)
+        if self.seen is None:  # else the step before waited for it
+            core.wait([(None, progress.Settled())], None)
         with core.lock:
-            parked = progress.parked(core)
-            self.pending = {self._index(tx.thread): _key(tx) for tx in parked}
-            return [_Option(self._index(tx.thread), _key(tx), tx, how)
-                    for tx in parked for how in progress.ways(tx)]
+            keyed = [(self._index(tx.thread), _key(tx), tx) for tx in progress.parked(core)]
+            self.pending = {index: key for index, key, _ in keyed}
+            return [_Option(index, key, tx, how)
+                    for index, key, tx in keyed for how in progress.ways(tx)]
 
     def step(self, option: _Option) -> None:
         """Let *option*'s call go, and wait until nothing moves again."""
         tx = option.tx
-        with self.core.lock:
-            before = self._observe()
-            state = tx.state
-            step = self.describe(tx, option.how == "expire", option.how == "wait")
         # A real timeout never runs: the run would depend on time.
         expired, disregarded = option.how == "expire", option.how == "wait"
+        with self.core.lock:
+            # Where the threads were when the step before settled, unless a
+            # thread the code under test started has been met since.
+            before = self.seen
+            if before is None or len(before) != len(self.threads):
+                before = self._observe()
+            state = tx.state
+            what = self._what(tx)
         if expired:
             tx.expire()
         elif disregarded:
@@ -313,14 +324,16 @@ class _Run:
         try:
             self.core.wait([(None, progress.Settled())], None)
         except StallError:
-            self.steps.append(step)  # the step after which a thread ran off
+            # The step after which a thread ran off.
+            self.steps.append(_step(what, expired, disregarded, ()))
             raise
         with self.core.lock:
-            moved = [(index, seen) for index, seen in self._observe().items()
-                     if index == option.thread or seen != before.get(index)]
+            self.seen = after = self._observe()
+        moved = [(index, seen) for index, seen in after.items()
+                 if index == option.thread or seen != before.get(index)]
         self.trace.append((option.thread, option.key,
                            tuple(index for index, _ in moved if index != option.thread)))
-        self.steps.append(dataclasses.replace(step, settled=tuple(
+        self.steps.append(_step(what, expired, disregarded, tuple(
             (self.threads[index].name,
              "waiting" if seen[1] is State.WAITING and not seen[2] else "parked")
             for index, seen in moved)))
@@ -374,6 +387,13 @@ class _Run:
             pass
         finally:
             self.scenario.close_injections()
+
+
+def _step(what: tuple[str, str, str, str, str], expired: bool, disregarded: bool,
+          settled: tuple[tuple[str, str], ...]) -> Step:
+    """A :class:`Step` from :meth:`_Run._what` of its call and the rest."""
+    thread, call, primitive, state, where = what
+    return Step(thread, call, primitive, state, expired, settled, disregarded, where)
 
 
 def _run(setup: Setup, name: str, timeout: float,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import _thread
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -102,7 +103,14 @@ class _Runner:
         #: How it was started, and how to know it is gone.
         self.exit: _Sentinel | _Handle = _Exit(self._serve)
 
-    def _serve(self) -> None:
+    def _serve(self) -> None:  # pragma: no cover - traced from _work on only
+        # Under the hooks threading gives the threads it starts (a
+        # debugger's, coverage's), as the managed thread will be.
+        sys.settrace(threading.gettrace())
+        sys.setprofile(threading.getprofile())
+        self._work()
+
+    def _work(self) -> None:
         task = self._tasks.get()
         if task is None:
             self.exit.ending()
