@@ -130,6 +130,11 @@ class ScenarioCore:
         #: Threads started ahead of time that the managed threads run on (an
         #: exploration's, see blanket.runners), or None: threads of their own.
         self.runners: Runners | None = None
+        #: Whether the scheduler only ever waits for every thread to settle
+        #: (an exploration, see blanket.progress.Settled): then a call that
+        #: ends wakes nobody, for its thread goes on running; the scheduler
+        #: is woken when the thread parks, sleeps in a real primitive or ends.
+        self.settling = False
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -203,11 +208,12 @@ class ScenarioCore:
         """The wakes a worker's change calls for, claimed (lock held).
 
         None while the scheduler waits for the worker's approved call (see
-        ThreadRecord.approved): it is woken when that call is made, or when
+        ThreadRecord.approved), or only ever for the threads to settle
+        (:attr:`settling`): it is woken when that call is made, or when
         the thread parks, sleeps in a real primitive (:meth:`waiting`) or
         ends instead, not on every step before.
         """
-        if not self._pending or record.approved is not None:
+        if not self._pending or record.approved is not None or self.settling:
             return None
         return self._claim()
 

@@ -227,6 +227,7 @@ class _Run:
         self.core = scenario._core
         self.core.start_in_turn = True
         self.core.runners = runners
+        self.core.settling = True  # the scheduler waits for progress.Settled only
         #: The watch of plain shared state (threads' targets followed when
         #: *racy* is given: the sites that park).
         self.watch = scenario._watch
@@ -301,33 +302,30 @@ class _Run:
     def step(self, option: _Option) -> None:
         """Let *option*'s call go, and wait until nothing moves again."""
         tx = option.tx
+        core = self.core
         # A real timeout never runs: the run would depend on time.
         expired, disregarded = option.how == "expire", option.how == "wait"
-        with self.core.lock:
+        with core.lock:
             # Where the threads were when the step before settled, unless a
             # thread the code under test started has been met since.
             before = self.seen
             if before is None or len(before) != len(self.threads):
                 before = self._observe()
-            state = tx.state
             what = self._what(tx)
-        if expired:
-            tx.expire()
-        elif disregarded:
-            tx.disregard()
-            self.disregarded.add(tx)
-        self.watch.epoch = len(self.trace)
-        if state is State.STALLED:
-            tx.unstall()
-        else:
-            tx.unblock()
-        try:
-            self.core.wait([(None, progress.Settled())], None)
-        except StallError:
-            # The step after which a thread ran off.
-            self.steps.append(_step(what, expired, disregarded, ()))
-            raise
-        with self.core.lock:
+            if expired:
+                tx.expire()
+            elif disregarded:
+                tx.disregard()
+                self.disregarded.add(tx)
+            self.watch.epoch = len(self.trace)
+            # Woken as the scheduler goes to sleep: it finds the lock free.
+            core.defer_release(tx)
+            try:
+                core.wait_locked([(None, progress.Settled())], None)
+            except StallError:
+                # The step after which a thread ran off.
+                self.steps.append(_step(what, expired, disregarded, ()))
+                raise
             self.seen = after = self._observe()
         moved = [(index, seen) for index, seen in after.items()
                  if index == option.thread or seen != before.get(index)]
