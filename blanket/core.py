@@ -22,6 +22,7 @@ import itertools
 import threading
 import time
 import weakref
+from _thread import get_ident
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: How often, in seconds, a wait looks again at a thread blanket did not
 #: start (nothing tells when such a thread ends).
 POLL_INTERVAL = 0.005
+
+# threading's table of the threads it knows, by ident.
+_active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-defined]
 
 #: What a primitive does to make the real call of a transaction.
 Attempt = Callable[..., Any]
@@ -198,22 +202,23 @@ class ScenarioCore:
         is let go (lock held): the woken then find it free, instead of
         waiting for it on another core."""
         self._pending = False
-        claimed = []
-        for parker in self._watchers:
-            if parker.claim():
-                claimed.append(parker)
+        # Parker.claim() on each, inline: this runs on every park.
+        claimed = [parker for parker in self._watchers if parker._sleeping]
+        for parker in claimed:
+            parker._sleeping = False
         return claimed
 
     def _wakes(self, record: ThreadRecord) -> list[Parker] | None:
-        """The wakes a worker's change calls for, claimed (lock held).
+        """The wakes a worker's change calls for, claimed (lock held; the
+        caller calls it only for a change, and never when the scheduler is
+        :attr:`settling`: a call that goes on running does not settle).
 
         None while the scheduler waits for the worker's approved call (see
-        ThreadRecord.approved), or only ever for the threads to settle
-        (:attr:`settling`): it is woken when that call is made, or when
+        ThreadRecord.approved): it is woken when that call is made, or when
         the thread parks, sleeps in a real primitive (:meth:`waiting`) or
         ends instead, not on every step before.
         """
-        if not self._pending or record.approved is not None or self.settling:
+        if record.approved is not None:
             return None
         return self._claim()
 
@@ -236,7 +241,9 @@ class ScenarioCore:
         With *park* false the call does not stop at the scheduler block (a
         re-acquire the scheduler already allowed by un-stalling its wait).
         """
-        thread = threading.current_thread()
+        # threading.current_thread(), without its Python frame: this runs
+        # on every call (a thread threading does not know takes the long way).
+        thread = _active.get(get_ident()) or threading.current_thread()
         claimed: list[Parker] | None = None
         worker_tx: Transaction | None = None
         with self.lock:
@@ -259,12 +266,14 @@ class ScenarioCore:
                     tx = worker_tx = self.open(record, thread, primitive, spec, args,
                                                park=park)
                 finally:
-                    claimed = self._wakes(record)
+                    if self._pending and not self.settling:  # see _wakes
+                        claimed = self._wakes(record)
                 args = tx.call_args()
         if claimed:  # the wakes, delivered once the lock is let go
             deliver_all(claimed)
         try:
-            if worker_tx is not None:  # parked just now: abandoned meanwhile?
+            # Parked just now: abandoned meanwhile?
+            if worker_tx is not None and thread in self.abandoned:
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)
@@ -356,7 +365,8 @@ class ScenarioCore:
                     tx.parent._children -= 1
                 self.log._entries.append(tx)
                 self._pending = True
-                claimed = self._wakes(record)
+                if not self.settling:  # see _wakes
+                    claimed = self._wakes(record)
         if claimed:  # the wakes, delivered once the lock is let go
             deliver_all(claimed)
 
