@@ -244,6 +244,8 @@ class _Run:
             for thread in scenario.managed:
                 unseen.watch(thread)
         self.threads = list(scenario.managed)
+        if runners is not None:
+            runners.reserve(len(self.threads))
         for thread, thread_name in zip(self.threads, thread_names(), strict=False):
             thread.name = thread_name
         self.steps: list[Step] = []

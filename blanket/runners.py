@@ -8,8 +8,8 @@ operating system makes a new thread wait behind everything else that is
 ready to run (about a millisecond, often more), where a sleeping thread
 that is woken runs at once. So :class:`Runners` keeps threads that were
 started earlier and sleep until they are given a managed thread to run:
-starting a managed thread wakes one (and starts another for the next
-run, while the first one begins).
+starting a managed thread wakes one. Before each run the exploration
+reserves runners for it, started while the run before it ran.
 
 Each runner runs one managed thread and ends with it, as a thread of its
 own would: the managed thread's ``threading.Thread`` object is the one
@@ -24,6 +24,7 @@ for: nothing is left running.
 from __future__ import annotations
 
 import _thread
+import collections
 import queue
 import sys
 import threading
@@ -129,12 +130,14 @@ class _Runner:
 class Runners:
     """The sleeping threads of one exploration (see the module).
 
-    :meth:`start` starts a managed thread on one of them; :meth:`close`
-    ends those left over. A ``Runners`` that is closed starts no more.
+    :meth:`reserve` gets runners going ahead of a run, :meth:`start` starts
+    a managed thread on one of them, :meth:`close` ends those left over. A
+    ``Runners`` that is closed starts no more.
     """
 
     def __init__(self) -> None:
-        self._idle: list[_Runner] = []
+        # Oldest first: the longer a runner has had, the surer it is going.
+        self._idle: collections.deque[_Runner] = collections.deque()
         self._closed = False
 
     @property
@@ -142,20 +145,26 @@ class Runners:
         """How many runners sleep, waiting for a thread to run."""
         return len(self._idle)
 
+    def reserve(self, count: int) -> None:
+        """Get ready for a run that starts *count* threads: keep twice as
+        many runners, so that this run's threads run on runners started
+        for the runs before it (they have had the time to get going), and
+        the next run's get going while this one runs."""
+        while len(self._idle) < 2 * count:
+            self._idle.append(_Runner())
+
     def start(self, thread: threading.Thread) -> None:
-        """Start *thread* (``Thread.start``, with its checks) on a runner
-        started earlier, and start another one for the next thread."""
+        """Start *thread* (``Thread.start``, with its checks) on the runner
+        that has waited longest (or on a new one if none waits)."""
         if self._closed:
             raise RuntimeError("the exploration's runners are closed")
         if thread._started.is_set():  # type: ignore[attr-defined]
             raise RuntimeError("threads can only be started once")
-        runner = self._idle.pop() if self._idle else _Runner()
+        runner = self._idle.popleft() if self._idle else _Runner()
         with threading._active_limbo_lock:  # type: ignore[attr-defined]
             threading._limbo[thread] = thread  # type: ignore[attr-defined]
         runner.exit.adopt(thread)
         runner.run(thread._bootstrap)  # type: ignore[attr-defined]
-        # Started while the one just woken gets going, for the next thread.
-        self._idle.append(_Runner())
         thread._started.wait()  # type: ignore[attr-defined]
 
     def close(self, timeout: float = 10.0) -> bool:
@@ -163,7 +172,7 @@ class Runners:
         each) until they are gone; return whether all are."""
         self._closed = True
         with interrupts_held_back():  # every runner is told, or none is lost
-            ending, self._idle = self._idle, []
+            ending, self._idle = list(self._idle), collections.deque()
             for runner in ending:
                 runner.end()
         return all([runner.exit.wait(timeout) for runner in ending])

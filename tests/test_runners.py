@@ -4,23 +4,19 @@ that nothing is left running after the exploration, however it ends."""
 
 from __future__ import annotations
 
-import os
+import importlib
 import threading
 import unittest
 from collections.abc import Callable
+from unittest import mock
 
 import blanket
 from blanket.runners import Runners
 
 from .support import quiet_thread_errors
 
-_TASKS = "/proc/self/task"  # one entry per operating-system thread (Linux)
-
-
-def os_threads() -> int:
-    """How many operating-system threads the process has."""
-    return len(os.listdir(_TASKS))
-
+# The module, not the function blanket exports under its name.
+explore_module = importlib.import_module("blanket.explore")
 
 #: Module-level thread-local data, as code under test might keep.
 _local = threading.local()
@@ -73,8 +69,30 @@ class WhatAThreadSees(unittest.TestCase):
         self.assertNotIn(threads[0], threading.enumerate())
 
 
-@unittest.skipUnless(os.path.isdir(_TASKS), "counts the process's threads in /proc")
+class Recorded(Runners):
+    """Runners that keep what closing them returned."""
+
+    closed: list[bool] = []
+
+    def close(self, timeout: float = 10.0) -> bool:
+        gone = super().close(timeout)
+        self.closed.append(gone)
+        return gone
+
+
 class NothingLeftRunning(unittest.TestCase):
+    """Every runner an exploration started is gone once it returns: those it
+    ran managed threads on were joined with them, the rest were told to end
+    and waited for until the interpreter let go of them."""
+
+    def setUp(self) -> None:
+        Recorded.closed = []
+        self.threads: list[threading.Thread] = []
+        patcher = mock.patch.object(explore_module, "Runners", Recorded)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.before = threading.active_count()
+
     def sections(self, scenario: blanket.Scenario) -> None:
         lock = scenario.Lock()
 
@@ -83,17 +101,19 @@ class NothingLeftRunning(unittest.TestCase):
                 with lock:
                     pass
 
-        scenario.thread(worker)
-        scenario.thread(worker)
+        self.threads += [scenario.thread(worker), scenario.thread(worker)]
+
+    def assertNothingLeft(self) -> None:  # noqa: N802 - unittest's style
+        self.assertEqual(Recorded.closed, [True])
+        self.assertEqual([thread for thread in self.threads if thread.is_alive()], [])
+        self.assertEqual(threading.active_count(), self.before)
 
     def test_after_an_exploration(self) -> None:
-        before = os_threads(), threading.active_count()
         result = blanket.explore(self.sections)
         self.assertEqual(result.count, 6)
-        self.assertEqual((os_threads(), threading.active_count()), before)
+        self.assertNothingLeft()
 
     def test_after_an_exploration_a_keyboard_interrupt_ended(self) -> None:
-        before = os_threads(), threading.active_count()
         runs = 0
 
         def setup(scenario: blanket.Scenario) -> None:
@@ -105,37 +125,43 @@ class NothingLeftRunning(unittest.TestCase):
 
         with self.assertRaises(KeyboardInterrupt):
             blanket.explore(setup)
-        self.assertEqual((os_threads(), threading.active_count()), before)
+        self.assertEqual(len(self.threads), 4)
+        self.assertNothingLeft()
 
     def test_after_a_run_whose_thread_raised(self) -> None:
-        before = os_threads(), threading.active_count()
-
         def setup(scenario: blanket.Scenario) -> None:
             def worker() -> None:
                 raise ValueError("boom")
 
-            scenario.thread(worker)
+            self.threads.append(scenario.thread(worker))
 
         with quiet_thread_errors():
             result = blanket.explore(setup)
         assert result.failure is not None
         self.assertEqual(result.failure.kind, "exception")
-        self.assertEqual((os_threads(), threading.active_count()), before)
+        self.assertNothingLeft()
 
 
 class RunnersOnTheirOwn(unittest.TestCase):
-    def test_a_thread_starts_once_and_a_spare_runner_waits_for_the_next(self) -> None:
+    def test_a_thread_starts_once_on_the_runner_that_waited_longest(self) -> None:
         runners = Runners()
         ran = threading.Event()
         thread = threading.Thread(target=ran.set)
         try:
-            runners.start(thread)
-            self.assertEqual(runners.idle, 1)
+            runners.start(thread)  # none reserved: a runner of its own
+            self.assertEqual(runners.idle, 0)
+            runners.reserve(2)
+            runners.reserve(1)  # as many are there already
+            self.assertEqual(runners.idle, 4)
             with self.assertRaisesRegex(RuntimeError, "threads can only be started once"):
                 runners.start(thread)
             thread.join(10)
             self.assertTrue(ran.is_set())
             self.assertFalse(thread.is_alive())
+            other = threading.Thread(target=print, args=("",), kwargs={"end": ""})
+            runners.start(other)
+            other.join(10)
+            self.assertEqual(runners.idle, 3)
         finally:
             self.assertTrue(runners.close())
         self.assertEqual(runners.idle, 0)
