@@ -19,9 +19,12 @@ call go wakes only its thread.
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import time
+import types
 import weakref
+from _thread import get_ident
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +36,7 @@ from .states import State
 from .transaction import CallSpec, Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .runners import Runners
     from .signals import Signaled
 
 #: How often, in seconds, a wait looks again at a thread blanket did not
@@ -42,6 +46,34 @@ POLL_INTERVAL = 0.005
 #: The longest stretch, in seconds, that joining a thread waits with Ctrl-C
 #: held back (see :meth:`ScenarioCore.join`): how late it may come.
 JOIN_STRETCH = 0.05
+
+# threading's table of the threads it knows, by ident.
+_active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-defined]
+
+# The profile functions that blanket's own bookkeeping of a call turns off
+# while it runs (see _unwatched): Python ones (an exploration's, see
+# blanket.unseen), and only on Python 3.11. There turning one off and on
+# costs two assignments; from 3.12 on it can re-instrument every function
+# (sys.monitoring), and a profiler written in C (cProfile) could not be put
+# back as it was.
+_QUIETED: tuple[type, ...] = (
+    (types.FunctionType, types.MethodType) if sys.version_info < (3, 12) else ())
+_getprofile = sys.getprofile
+
+
+def _unwatched(profile: Callable[..., Any], call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)`` with the calling thread's *profile* function off.
+
+    Used for blanket's own bookkeeping of a call (parking included), where
+    an exploration's profile function has nothing to note but would run at
+    every call and return: about 60 of the 80 it sees per step.
+    """
+    sys.setprofile(None)
+    try:
+        return call(*args)
+    finally:
+        sys.setprofile(profile)
+
 
 #: What a primitive does to make the real call of a transaction.
 Attempt = Callable[..., Any]
@@ -130,6 +162,14 @@ class ScenarioCore:
         #: asks for it: its runs must not depend on how the threads' first
         #: steps overlap (on the free-threaded build they truly run at once).
         self.start_in_turn = False
+        #: Threads started ahead of time that the managed threads run on (an
+        #: exploration's, see blanket.runners), or None: threads of their own.
+        self.runners: Runners | None = None
+        #: Whether the scheduler only ever waits for every thread to settle
+        #: (an exploration, see blanket.progress.Settled): then a call that
+        #: ends wakes nobody, for its thread goes on running; the scheduler
+        #: is woken when the thread parks, sleeps in a real primitive or ends.
+        self.settling = False
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -175,6 +215,8 @@ class ScenarioCore:
         if thread in self.finished:
             return True
         if thread in self.managed:
+            # A managed thread says when it ends, with the lock held, before
+            # it stops being alive (ManagedThread.run).
             return False
         # Ctrl-C inside is_alive can make it take a live thread for ended,
         # as inside join (see blanket.holdback).
@@ -196,21 +238,23 @@ class ScenarioCore:
         is let go (lock held): the woken then find it free, instead of
         waiting for it on another core."""
         self._pending = False
-        claimed = []
-        for parker in self._watchers:
-            if parker.claim():
-                claimed.append(parker)
+        # Parker.claim() on each, inline: this runs on every park.
+        claimed = [parker for parker in self._watchers if parker._sleeping]
+        for parker in claimed:
+            parker._sleeping = False
         return claimed
 
     def _wakes(self, record: ThreadRecord) -> list[Parker] | None:
-        """The wakes a worker's change calls for, claimed (lock held).
+        """The wakes a worker's change calls for, claimed (lock held; the
+        caller calls it only for a change, and never when the scheduler is
+        :attr:`settling`: a call that goes on running does not settle).
 
         None while the scheduler waits for the worker's approved call (see
         ThreadRecord.approved): it is woken when that call is made, or when
         the thread parks, sleeps in a real primitive (:meth:`waiting`) or
         ends instead, not on every step before.
         """
-        if not self._pending or record.approved is not None:
+        if record.approved is not None:
             return None
         return self._claim()
 
@@ -233,7 +277,41 @@ class ScenarioCore:
         With *park* false the call does not stop at the scheduler block (a
         re-acquire the scheduler already allowed by un-stalling its wait).
         """
-        thread = threading.current_thread()
+        profile: Any = _getprofile()
+        quiet = profile is not None and type(profile) in _QUIETED
+        if quiet:
+            thread, tx, worker_tx, args = _unwatched(profile, self._begin, primitive, spec,
+                                                     args, park)
+        else:
+            thread, tx, worker_tx, args = self._begin(primitive, spec, args, park)
+        try:
+            # Parked just now: abandoned meanwhile?
+            if worker_tx is not None and thread in self.abandoned:
+                self.check_abandoned(thread)
+            if attempt is None:
+                result = call(*args)
+            else:
+                result = attempt(self, worker_tx, call, *args)
+        except BaseException as exc:
+            if tx is not None:
+                self.close(tx, exc, State.RAISED)
+            raise
+        if tx is not None:
+            if quiet:
+                _unwatched(profile, self.close, tx, result, State.RETURNED)
+            else:
+                self.close(tx, result, State.RETURNED)
+        return result
+
+    def _begin(self, primitive: object, spec: CallSpec, args: tuple[Any, ...], park: bool
+               ) -> tuple[threading.Thread, Transaction | None, Transaction | None,
+                          tuple[Any, ...]]:
+        """:meth:`run`'s start: the calling thread, its transaction (``None``
+        if not recorded), the same if regulated (it parked), and the
+        arguments the real call is made with."""
+        # threading.current_thread(), without its Python frame: this runs
+        # on every call (a thread threading does not know takes the long way).
+        thread = _active.get(get_ident()) or threading.current_thread()
         claimed: list[Parker] | None = None
         worker_tx: Transaction | None = None
         with self.lock:
@@ -256,24 +334,12 @@ class ScenarioCore:
                     tx = worker_tx = self.open(record, thread, primitive, spec, args,
                                                park=park)
                 finally:
-                    claimed = self._wakes(record)
+                    if self._pending and not self.settling:  # see _wakes
+                        claimed = self._wakes(record)
                 args = tx.call_args()
         if claimed:  # the wakes, delivered once the lock is let go
             deliver_all(claimed)
-        try:
-            if worker_tx is not None:  # parked just now: abandoned meanwhile?
-                self.check_abandoned(thread)
-            if attempt is None:
-                result = call(*args)
-            else:
-                result = attempt(self, worker_tx, call, *args)
-        except BaseException as exc:
-            if tx is not None:
-                self.close(tx, exc, State.RAISED)
-            raise
-        if tx is not None:
-            self.close(tx, result, State.RETURNED)
-        return result
+        return thread, tx, worker_tx, args
 
     def check_abandoned(self, thread: threading.Thread) -> None:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""
@@ -353,7 +419,8 @@ class ScenarioCore:
                     tx.parent._children -= 1
                 self.log._entries.append(tx)
                 self._pending = True
-                claimed = self._wakes(record)
+                if not self.settling:  # see _wakes
+                    claimed = self._wakes(record)
         if claimed:  # the wakes, delivered once the lock is let go
             deliver_all(claimed)
 

@@ -49,6 +49,7 @@ from . import progress, races
 from .errors import StallError
 from .races import MEMORY, Race
 from .races import report as races_report
+from .runners import Runners
 from .seconds import check_seconds
 from .states import State
 from .testcase import thread_names
@@ -226,12 +227,15 @@ class _Run:
 
     def __init__(self, setup: Setup, name: str, timeout: float,
                  unseen: Unseen | None = None, racy: set[Site] | None = None,
-                 parks: set[tuple[str, str, str]] | None = None) -> None:
+                 parks: set[tuple[str, str, str]] | None = None,
+                 runners: Runners | None = None) -> None:
         from .scenario import Scenario
         self.scenario = scenario = Scenario(name, timeout=timeout)
         scenario._report_dead_workers = False  # a failure of the run, see finish()
         self.core = scenario._core
         self.core.start_in_turn = True
+        self.core.runners = runners
+        self.core.settling = True  # the scheduler waits for progress.Settled only
         #: The watch of plain shared state (threads' targets followed when
         #: *racy* is given: the sites that park).
         self.watch = scenario._watch
@@ -248,6 +252,8 @@ class _Run:
             for thread in scenario.managed:
                 unseen.watch(thread)
         self.threads = list(scenario.managed)
+        if runners is not None:
+            runners.reserve(len(self.threads))
         for thread, thread_name in zip(self.threads, thread_names(), strict=False):
             thread.name = thread_name
         self.steps: list[Step] = []
@@ -260,14 +266,21 @@ class _Run:
         #: that cannot happen (a call let go to wait "in time" waits for ever).
         self.redundant = False
         self.disregarded: set[Transaction] = set()
+        #: Where each thread was when the last step settled (see _observe).
+        self.seen: dict[int, tuple[object, ...]] | None = None
+
+    @staticmethod
+    def _what(tx: Transaction) -> tuple[str, str, str, str, str]:
+        """What a step letting *tx* go says of it, before anything moved:
+        the thread, the call, the primitive, the state, where."""
+        return (tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}", progress.name_of(tx.primitive),
+                tx.state.name, getattr(tx.primitive, "where", ""))
 
     @staticmethod
     def describe(tx: Transaction, expired: bool = False, disregarded: bool = False) -> Step:
         """The step letting *tx* go (made to time out, or its timeout
         disregarded), before anything moved."""
-        return Step(tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}",
-                    progress.name_of(tx.primitive), tx.state.name, expired, (), disregarded,
-                    getattr(tx.primitive, "where", ""))
+        return _step(_Run._what(tx), expired, disregarded, ())
 
     def _index(self, thread: Any) -> int:
         if thread not in self.threads:  # a thread the code under test started
@@ -288,43 +301,47 @@ class _Run:
     def options(self) -> list[_Option]:
         """Wait until nothing moves; the calls that can be let go."""
         core = self.core
-        core.wait([(None, progress.Settled())], None)
+        if self.seen is None:  # else the step before waited for it
+            core.wait([(None, progress.Settled())], None)
         with core.lock:
-            parked = progress.parked(core)
-            self.pending = {self._index(tx.thread): _key(tx) for tx in parked}
-            return [_Option(self._index(tx.thread), _key(tx), tx, how)
-                    for tx in parked for how in progress.ways(tx)]
+            keyed = [(self._index(tx.thread), _key(tx), tx) for tx in progress.parked(core)]
+            self.pending = {index: key for index, key, _ in keyed}
+            return [_Option(index, key, tx, how)
+                    for index, key, tx in keyed for how in progress.ways(tx)]
 
     def step(self, option: _Option) -> None:
         """Let *option*'s call go, and wait until nothing moves again."""
         tx = option.tx
-        with self.core.lock:
-            before = self._observe()
-            state = tx.state
-            step = self.describe(tx, option.how == "expire", option.how == "wait")
+        core = self.core
         # A real timeout never runs: the run would depend on time.
         expired, disregarded = option.how == "expire", option.how == "wait"
-        if expired:
-            tx.expire()
-        elif disregarded:
-            tx.disregard()
-            self.disregarded.add(tx)
-        self.watch.epoch = len(self.trace)
-        if state is State.STALLED:
-            tx.unstall()
-        else:
-            tx.unblock()
-        try:
-            self.core.wait([(None, progress.Settled())], None)
-        except StallError:
-            self.steps.append(step)  # the step after which a thread ran off
-            raise
-        with self.core.lock:
-            moved = [(index, seen) for index, seen in self._observe().items()
-                     if index == option.thread or seen != before.get(index)]
+        with core.lock:
+            # Where the threads were when the step before settled, unless a
+            # thread the code under test started has been met since.
+            before = self.seen
+            if before is None or len(before) != len(self.threads):
+                before = self._observe()
+            what = self._what(tx)
+            if expired:
+                tx.expire()
+            elif disregarded:
+                tx.disregard()
+                self.disregarded.add(tx)
+            self.watch.epoch = len(self.trace)
+            # Woken as the scheduler goes to sleep: it finds the lock free.
+            core.defer_release(tx)
+            try:
+                core.wait_locked([(None, progress.Settled())], None)
+            except StallError:
+                # The step after which a thread ran off.
+                self.steps.append(_step(what, expired, disregarded, ()))
+                raise
+            self.seen = after = self._observe()
+        moved = [(index, seen) for index, seen in after.items()
+                 if index == option.thread or seen != before.get(index)]
         self.trace.append((option.thread, option.key,
                            tuple(index for index, _ in moved if index != option.thread)))
-        self.steps.append(dataclasses.replace(step, settled=tuple(
+        self.steps.append(_step(what, expired, disregarded, tuple(
             (self.threads[index].name,
              "waiting" if seen[1] is State.WAITING and not seen[2] else "parked")
             for index, seen in moved)))
@@ -380,15 +397,24 @@ class _Run:
             self.scenario.close_injections()
 
 
+def _step(what: tuple[str, str, str, str, str], expired: bool, disregarded: bool,
+          settled: tuple[tuple[str, str], ...]) -> Step:
+    """A :class:`Step` from :meth:`_Run._what` of its call and the rest."""
+    thread, call, primitive, state, where = what
+    return Step(thread, call, primitive, state, expired, settled, disregarded, where)
+
+
 def _run(setup: Setup, name: str, timeout: float,
          choose: Callable[[int, list[_Option], _Run], int | None],
          unseen: Unseen | None = None, racy: set[Site] | None = None,
-         parks: set[tuple[str, str, str]] | None = None) -> _Run:
+         parks: set[tuple[str, str, str]] | None = None,
+         runners: Runners | None = None) -> _Run:
     """One run; *choose* picks the index of the option to take at each depth;
     when *unseen* is given, what it cannot see goes there; *racy* are the
     sites of data races that park (``None``: nothing watched); *parks* are
-    a replay's racy accesses, by meaning (see :attr:`blanket.watch.Watch.parks`)."""
-    run = _Run(setup, name, timeout, unseen, racy, parks)
+    a replay's racy accesses, by meaning (see :attr:`blanket.watch.Watch.parks`);
+    the managed threads run on *runners* when given (see :mod:`blanket.runners`)."""
+    run = _Run(setup, name, timeout, unseen, racy, parks, runners)
     run.scenario.__enter__()
     try:
         depth = 0
@@ -726,6 +752,19 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("split_depth", split_depth, 1)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
+    runners = Runners()
+    try:
+        return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
+                       split_depth, timeout, name, races, runners)
+    finally:
+        runners.close()  # nothing left running, however the search ended
+
+
+def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
+            seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
+            timeout: float, name: str | None, races: str, runners: Runners) -> Exploration:
+    """:func:`explore`, its arguments checked; the runs' managed threads
+    run on *runners*."""
     racy: set[Site] | None = None if races == "off" else set()
     seen: set[Race] = set()
     index, count = _parse_shard(shard)
@@ -750,10 +789,10 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             chooser = (_random_chooser(rng) if strategy == "random"
                        else _pct_chooser(rng, depth, length))
             run = _run(setup, title, timeout, chooser, unseen,
-                       racy)
+                       racy, runners=runners)
         else:
             run = _run(setup, title, timeout, search.choose, unseen,
-                       racy)
+                       racy, runners=runners)
             search.analyse(run.trace, run.pending)
             prefix = [step.mark for step in run.steps[:split_depth]]
             mine = _owner(prefix, count) == index

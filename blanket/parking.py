@@ -73,7 +73,11 @@ class Parker:
                 deliver_all(deliver)
             # (No try statement here: on 3.11 an exception at a nested
             # try's own line skips this one's handler.)
-            woken = _take(self._permit, timeout)
+            if timeout < 0:  # a park: no bound (and no frame of _take's)
+                self._permit.get()
+                woken = True
+            else:
+                woken = _take(self._permit, timeout)
             lock.acquire()
             if not woken and not self._sleeping:
                 # The wake came between the timeout and re-taking the lock: the

@@ -37,6 +37,15 @@ class ManagedThread(threading.Thread):
         super().__init__(target=target, args=args, kwargs=kwargs, daemon=True)
         self._blanket_core = core
 
+    def start(self) -> None:
+        """Start the thread: on one of its exploration's runners when it has
+        them (see :mod:`blanket.runners`), else as ``threading`` does."""
+        runners = self._blanket_core.runners
+        if runners is None:
+            super().start()
+        else:
+            runners.start(self)
+
     def run(self) -> None:
         """Run the target; tell the scenario how it ended."""
         core = self._blanket_core

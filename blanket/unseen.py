@@ -43,8 +43,13 @@ _C_PRIMITIVES: dict[type, str] = {type(_thread.allocate_lock()): "Lock", _thread
 # The primitives written in Python in the threading module: calls into them
 # are a profile's "call" with ``self`` the primitive.
 _PY_PRIMITIVES = (threading.Condition, threading.Semaphore, threading.Event, threading.Barrier)
-_SLEEPS = {id(time.sleep): "time.sleep"}
-_THREAD_STARTS = {id(_thread.start_new_thread)}
+# The other builtins that are noted: what is met, and the note.
+_C_CALLS = {
+    id(time.sleep): ("time.sleep", "blocking call time.sleep"),
+    id(_thread.start_new_thread):
+        ("thread", "thread started outside blanket by _thread.start_new_thread"),
+}
+_THREAD_START = id(_thread.start_new_thread)
 
 Profile = Callable[[FrameType, str, Any], object]
 
@@ -84,44 +89,53 @@ class Unseen:
         """Note threads started (the setup's profile)."""
         if event == "call":
             if frame.f_code.co_filename == _THREADING and frame.f_code.co_name == "start":
-                caller = frame.f_back
-                this = frame.f_locals.get("self")
-                if caller is not None and not _ours(caller.f_code.co_filename) \
-                        and isinstance(this, threading.Thread):
-                    self._note("thread", _site(caller),
-                               f"thread {this.name!r} started outside blanket")
-        elif event == "c_call" and id(arg) in _THREAD_STARTS \
-                and not _ours(frame.f_code.co_filename):
-            self._note("thread", _site(frame),
-                       "thread started outside blanket by _thread.start_new_thread")
+                self._threading_call(frame)
+        elif event == "c_call" and id(arg) == _THREAD_START:
+            self._c_call(frame, _C_CALLS[_THREAD_START])
 
     @typing.no_type_check
     def _uses(self, frame: FrameType, event: str, arg: Any) -> None:
         """Note threads started, real primitives used and blocking calls (a
-        managed thread's profile)."""
+        managed thread's profile).
+
+        It runs at every call and return of the thread, blanket's own
+        included, so the events that note nothing (returns, most calls)
+        leave after a comparison or two."""
         if event == "c_call":
-            owner = getattr(arg, "__self__", None)
-            kind = _C_PRIMITIVES.get(type(owner))
-            if kind is None:
-                kind = _SLEEPS.get(id(arg))
-                if kind is not None and not _ours(frame.f_code.co_filename):
-                    self._note(kind, _site(frame), f"blocking call {kind}")
-                    return
-            elif not _ours(frame.f_code.co_filename):
-                self._note(kind, _site(frame), f"real {kind} used")
-                return
+            kind = _C_PRIMITIVES.get(type(getattr(arg, "__self__", None)))
+            if kind is not None:
+                self._c_call(frame, (kind, f"real {kind} used"))
+            else:
+                noted = _C_CALLS.get(id(arg))
+                if noted is not None:
+                    self._c_call(frame, noted)
         elif event == "call" and frame.f_code.co_filename == _THREADING:
-            caller = frame.f_back
-            this = frame.f_locals.get("self")
-            if caller is not None and not _ours(caller.f_code.co_filename):
-                if isinstance(this, _PY_PRIMITIVES):
-                    kind = type(this).__name__
-                    self._note(kind, _site(caller), f"real {kind} used")
-                    return
-                if isinstance(this, threading.Thread) and frame.f_code.co_name == "join":
-                    self._note("join", _site(caller), "blocking call Thread.join")
-                    return
-        self._starts(frame, event, arg)
+            self._threading_call(frame)
+
+    def _c_call(self, frame: FrameType, noted: tuple[str, str]) -> None:
+        """A builtin that is noted was called in *frame*: note it unless
+        blanket or threading called it."""
+        if not _ours(frame.f_code.co_filename):
+            self._note(noted[0], _site(frame), noted[1])
+
+    def _threading_call(self, frame: FrameType) -> None:
+        """*frame* runs a function of the threading module: note a real
+        primitive used, a thread started or joined, unless blanket or
+        threading itself called it."""
+        caller = frame.f_back
+        if caller is None or _ours(caller.f_code.co_filename):
+            return
+        this = frame.f_locals.get("self")
+        if isinstance(this, _PY_PRIMITIVES):
+            kind = type(this).__name__
+            self._note(kind, _site(caller), f"real {kind} used")
+        elif isinstance(this, threading.Thread):
+            name = frame.f_code.co_name
+            if name == "join":
+                self._note("join", _site(caller), "blocking call Thread.join")
+            elif name == "start":
+                self._note("thread", _site(caller),
+                           f"thread {this.name!r} started outside blanket")
 
     # -- watching -------------------------------------------------------------
 

@@ -423,7 +423,16 @@ class ProfileFunctions(unittest.TestCase):
             self.unseen._starts(self.user, "c_call", REAL["Lock"].acquire)
             self.unseen._starts(self.user, "return", None)
             self.unseen._starts(frame_in(self.threading, "start"), "call", None)
+            self.unseen._starts(frame_in("/src/other.py", back=self.user), "call", None)
         self.assertEqual(self.unseen.notes, [])
+        with unchecked():
+            self.unseen._starts(self.user, "c_call", _thread.start_new_thread)
+        self.assertEqual(self.unseen.notes, [
+            "thread started outside blanket by _thread.start_new_thread at cache.py:14"])
+
+    def test_other_functions_of_threading_called_from_elsewhere(self) -> None:
+        self.assertEqual(self.uses(frame_in(self.threading, "current_thread", back=self.user),
+                                   "call"), [])
 
 
 if __name__ == "__main__":

@@ -20,6 +20,12 @@ class ParkerTests(unittest.TestCase):
         with lock:
             self.assertFalse(parker.sleep(lock, 0))
 
+    def test_no_wake_to_claim_without_a_sleeper(self) -> None:
+        parker, lock = Parker(), threading.Lock()
+        self.assertFalse(parker.claim())
+        with lock:
+            self.assertFalse(parker.sleep(lock, 0))  # nothing was delivered
+
     def test_sleep_times_out_and_keeps_the_lock(self) -> None:
         parker, lock = Parker(), threading.Lock()
         with lock:
