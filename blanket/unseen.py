@@ -152,9 +152,17 @@ class Unseen:
 
         thread._target = watched  # type: ignore[attr-defined]
 
-    @staticmethod
-    def _watching(hook: Profile, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    def _watching(self, hook: Profile, call: Callable[..., Any], *args: Any,
+                  **kwargs: Any) -> Any:
         previous: Any = sys.getprofile()  # typeshed narrows the events to literals
+        if previous is not None and not callable(previous):
+            # A profiler written in C (cProfile's, before 3.12, when it
+            # became a sys.monitoring tool): Python cannot call it along with
+            # the hook, nor put it back once replaced. It stays; what the
+            # hook would have seen goes unseen, and is said so.
+            self._notes.setdefault(("profiler", ""), "nothing watched where a profiler "
+                                   "written in C (cProfile) was on")
+            return call(*args, **kwargs)
         if previous is None:
             sys.setprofile(hook)
         else:  # a profiler is on (cProfile, ...): it sees every event still

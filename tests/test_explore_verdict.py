@@ -6,7 +6,9 @@ primitives outside blanket's control)."""
 from __future__ import annotations
 
 import _thread
+import cProfile
 import math
+import pstats
 import sys
 import threading
 import time
@@ -320,6 +322,23 @@ class Verdict(unittest.TestCase):
         self.assertIn("setup", calls)  # the real calls
         self.assertIn("start", calls)  # and the one made by hand
         self.assertEqual(unseen.notes, ["thread 't' started outside blanket at x.py:1"])
+
+    @unittest.skipIf(sys.version_info >= (3, 12), "cProfile watches through "
+                     "sys.monitoring from 3.12 on: no profile function to meet")
+    def test_a_profiler_written_in_c_stays_on_and_the_verdict_says_so(self) -> None:
+        # Before: TypeError, 'Profile' object is not callable (the setup's
+        # profile function called cProfile's as if it were Python's).
+        profiler = cProfile.Profile()
+        profiler.enable()
+        try:
+            result = explore(two_sections)
+        finally:
+            profiler.disable()
+        self.assertFalse(result.exhausted, result)
+        self.assertIn("; not exhaustive: nothing watched where a profiler written in C "
+                      "(cProfile) was on", str(result))
+        profiled = {function for _, _, function in pstats.Stats(profiler).stats}
+        self.assertIn("two_sections", profiled)  # the profiler saw the setup
 
     def test_what_only_a_late_run_meets_is_named(self) -> None:
         # Before: only the first 32 runs (then the 64th, 128th, ...) were
