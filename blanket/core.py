@@ -520,6 +520,17 @@ class ScenarioCore:
                 with self.lock:
                     self._settle_started([thread])
 
+    def launch(self, thread: threading.Thread, start: Callable[[], None]) -> None:
+        """Start *thread* (a managed thread made while the scenario may be
+        running: an adopted one) by calling *start*; counted among the
+        managed threads, so waited for and joined at exit, if the scenario
+        is entered."""
+        with self.lock:
+            if self.regulated:
+                self.managed[thread] = None
+        with interrupts_held_back():  # see blanket.holdback
+            start()
+
     def undo_entry(self) -> None:
         """Undo an :meth:`enter` of the calling thread that failed part way
         (a thread could not start, an interrupt): the threads it started are

@@ -234,6 +234,8 @@ class _Run:
         if parks:  # a replay's accesses at data races, by meaning
             self.watch.follow_threads = True
             self.watch.parks = parks
+        # The threads and primitives the watched code makes are the run's.
+        scenario.adopt = racy is not None or parks is not None
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:
@@ -270,7 +272,8 @@ class _Run:
     def _observe(self) -> dict[int, tuple[object, ...]]:
         """Where each thread is (lock held), to tell which ones moved."""
         seen: dict[int, tuple[object, ...]] = {}
-        for thread in self.threads:
+        # Threads started since (adopted ones) too: moved by the step that started them.
+        for thread in [*self.threads, *self.core.managed]:
             chain = self.core.chain(thread)
             top = chain[-1] if chain else None
             seen[self._index(thread)] = (

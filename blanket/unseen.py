@@ -16,6 +16,10 @@ primitives used, blocking calls). Calls made by blanket itself and by the
 ``threading`` module on its own behalf are left alone: what is named is the
 first call that comes from elsewhere, at its file and line.
 
+A thread the watched code makes with ``threading.Thread`` is the
+scenario's (:mod:`blanket.adopt`), and watched like the others once
+started; one of a subclass of ``Thread`` is not, and is named.
+
 What it does not catch: a thread started by code running in a thread it
 does not watch (a thread started outside is named already), and blocking
 calls other than the real primitives' methods and ``time.sleep`` (sockets,
@@ -90,6 +94,8 @@ class Unseen:
                         and isinstance(this, threading.Thread):
                     self._note("thread", _site(caller),
                                f"thread {this.name!r} started outside blanket")
+                elif getattr(this, "_blanket_adopted", False):
+                    self.watch(this)  # the scenario's: watched as its own threads are
         elif event == "c_call" and id(arg) in _THREAD_STARTS \
                 and not _ours(frame.f_code.co_filename):
             self._note("thread", _site(frame),
