@@ -100,7 +100,7 @@ class AdoptedThread(ManagedThread):
                     target(*args, **kwargs)
             finally:
                 if _exploring(core):
-                    core.run(self._handle, _EXIT, (), _nothing)
+                    core.run(self._blanket_handle, _EXIT, (), _nothing)
 
         super().__init__(core, body, tuple(args), dict(kwargs or {}))
         if group is not None:
@@ -111,7 +111,7 @@ class AdoptedThread(ManagedThread):
             parent._blanket_children = made  # type: ignore[attr-defined]
             name = f"{parent.name}.{made}"
         self.name = name
-        self._handle = ThreadHandle(core, self)
+        self._blanket_handle = ThreadHandle(core, self)
         if target is not None:
             watch = _watch_of(core)
             if watch is not None:
@@ -121,7 +121,7 @@ class AdoptedThread(ManagedThread):
         """Start the thread; in an exploration, as a step."""
         core = self._blanket_core
         if _exploring(core) and threading.current_thread() is not core.scheduler:
-            core.run(self._handle, _START, (), self._launch)
+            core.run(self._blanket_handle, _START, (), self._launch)
         else:
             self._launch()
 
@@ -136,7 +136,7 @@ class AdoptedThread(ManagedThread):
                 or not self._started.is_set():  # type: ignore[attr-defined]
             super().join(timeout)  # (the errors threading raises, at once)
             return
-        core.run(self._handle, _JOIN, (timeout,), super().join, self._join_attempt)
+        core.run(self._blanket_handle, _JOIN, (timeout,), super().join, self._join_attempt)
 
     def _join_attempt(self, core: ScenarioCore, tx: Transaction | None,
                       call: Callable[..., Any], timeout: Any) -> Any:

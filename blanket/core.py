@@ -526,10 +526,17 @@ class ScenarioCore:
         managed threads, so waited for and joined at exit, if the scenario
         is entered."""
         with self.lock:
-            if self.regulated:
+            new = self.regulated and thread not in self.managed
+            if new:
                 self.managed[thread] = None
-        with interrupts_held_back():  # see blanket.holdback
-            start()
+        try:
+            with interrupts_held_back():  # see blanket.holdback
+                start()
+        except BaseException:
+            if new:  # never to run: nothing to wait for
+                with self.lock:
+                    del self.managed[thread]
+            raise
 
     def undo_entry(self) -> None:
         """Undo an :meth:`enter` of the calling thread that failed part way

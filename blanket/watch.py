@@ -459,29 +459,32 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
     return new, sites
 
 
-_CALLS_AT_PRECALL = sys.version_info < (3, 12)  # CALL follows PRECALL: one check
-# Where a call finds its callable under its arguments: one deeper from 3.13,
-# where the callable is pushed before the NULL (or self) instead of after.
-_CALLABLE_SHIFT = 1 if sys.version_info < (3, 13) else 2
+# Where each call instruction finds its callable under the stack's top:
+# ``(arg & mask) + extra`` deep (1: the top), past its positional and
+# keyword arguments (a count in the argument), or for CALL_FUNCTION_EX past
+# the tuple and, when bit 0 is set, the dict of them. From 3.13 the callable
+# is pushed before the NULL (or self) instead of after, one deeper; CALL_KW
+# (3.13) has the keywords' names on top; 3.11 checks at PRECALL, before CALL.
+_SHIFT = 1 if sys.version_info < (3, 13) else 2
+_CALLEE_AT: dict[str, tuple[int, int]] = {
+    "PRECALL" if sys.version_info < (3, 12) else "CALL": (-1, _SHIFT),
+    "CALL_KW": (-1, _SHIFT + 1),
+    "CALL_FUNCTION_EX": (1, _SHIFT + 1),
+}
 
 
 def _callees(instructions: list[Instruction]) -> dict[Instruction, int]:
     """Where each call's callable is replaced by what :func:`_callee` gives:
     the instruction to insert the replacement before (a call, or the
     ``KW_NAMES`` that must come right before it), and how deep the callable
-    is under the stack's top there (1: the top). On 3.11 and 3.12 a method
-    call's slot holds ``self``, which is never a maker: it stays."""
+    is under the stack's top there. On 3.11 and 3.12 a method call's slot
+    holds ``self``, which is never a maker: it stays."""
     found: dict[Instruction, int] = {}
     for n, instruction in enumerate(instructions):
-        name = instruction.name
-        if name == "PRECALL" or (name == "CALL" and not _CALLS_AT_PRECALL):
-            depth = instruction.arg + _CALLABLE_SHIFT
-        elif name == "CALL_KW":  # 3.13: the keywords' names on top
-            depth = instruction.arg + _CALLABLE_SHIFT + 1
-        elif name == "CALL_FUNCTION_EX":  # the arguments' tuple, and dict if any
-            depth = 1 + (instruction.arg & 1) + _CALLABLE_SHIFT
-        else:
+        at = _CALLEE_AT.get(instruction.name)
+        if at is None:
             continue
+        depth = (instruction.arg & at[0]) + at[1]
         before = instructions[n - 1]
         found[before if before.name == "KW_NAMES" else instruction] = depth
     return found

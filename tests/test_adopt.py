@@ -32,7 +32,8 @@ LOCK_TYPE = type(_thread.allocate_lock())
 
 def line_of(marker: str) -> int:
     with open(__file__, encoding="utf-8") as source:
-        return next(n for n, line in enumerate(source, 1) if marker in line and "line_of" not in line)
+        return next(n for n, line in enumerate(source, 1)
+                    if marker in line and "line_of" not in line)
 
 
 class Counter:
@@ -347,12 +348,29 @@ class PlainScenario(unittest.TestCase):
             except ValueError as error:
                 errors.append(str(error))
 
-        scenario.thread(main)
+        a = scenario.thread(main)
         with scenario:
-            pass
+            scenario.wait(Terminated(a), timeout=BOUND)  # nothing parks
         self.assertEqual(errors, ["cannot join thread before it is started",
                                   "cannot join current thread",
                                   "group argument must be None for now"])
+
+    def test_a_thread_that_fails_to_start_is_not_waited_for(self) -> None:
+        scenario = Scenario(adopt=True, timeout=BOUND)
+        core = scenario._core
+
+        def cannot_start() -> None:
+            raise RuntimeError("can't start new thread")
+
+        with scenario:
+            thread = AdoptedThread(core, name="never")
+            with self.assertRaises(RuntimeError):
+                core.launch(thread, cannot_start)
+            self.assertNotIn(thread, scenario.managed)
+            thread.start()
+            with self.assertRaisesRegex(RuntimeError, "threads can only be started once"):
+                thread.start()
+            self.assertIn(thread, scenario.managed)
 
     def test_an_adopted_thread_outside_the_scenario_runs_as_a_thread(self) -> None:
         scenario = Scenario(adopt=True, timeout=BOUND)
