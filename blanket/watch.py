@@ -15,6 +15,11 @@ finished. Loads of the methods of ``list``, ``dict``,
 ``set`` and ``deque`` that read or change the container count as accesses
 to the container.
 
+Before every call, too, the callable is checked (one dictionary look-up
+by its id): one of ``threading``'s makers (``Thread``, the primitive
+classes, ``_thread.allocate_lock``) becomes the scenario's own when it
+adopts (:mod:`blanket.adopt`).
+
 A site :mod:`blanket.explore` found racing is *racy*: there the access first
 parks as a call on a :class:`Memory` stand-in, a step the scheduler chooses
 like any other (``A: write Counter.count``).
