@@ -39,6 +39,7 @@ import os
 import sys
 import threading
 import types
+import typing
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -110,11 +111,13 @@ _MAKERS: dict[int, str] = {
             "Event", "Barrier")))}
 
 
-def _callee(callee: object) -> object:
+@typing.no_type_check  # (typeguard stays off it: it runs at every call)
+def _callee(callee: object, _kind_of: Any = _MAKERS.get, _id: Any = id) -> object:
     """What a call in watched code calls instead of *callee*: the adopting
     scenario's maker when *callee* is ``threading``'s, else *callee*. (Run
-    before every call of watched code: one dictionary look-up.)"""
-    kind = _MAKERS.get(id(callee))
+    before every call of watched code: one dictionary look-up; the look-ups
+    of the global names are saved as defaults.)"""
+    kind = _kind_of(_id(callee))
     return callee if kind is None else _maker(kind, callee)
 
 
