@@ -148,6 +148,30 @@ class Exploring(unittest.TestCase):
         self.assertIn(False, alive)
         self.assertIn(("A", "A", "A.1", "A.1"), result.schedules)
 
+    def test_a_thread_of_a_thread_and_its_error_are_the_runs(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            def fail() -> None:
+                raise ValueError("the grandchild failed")
+
+            def child() -> None:
+                grandchild = threading.Thread(target=fail)
+                grandchild.start()
+                grandchild.join()
+
+            def parent() -> None:
+                helper = threading.Thread(target=child)
+                helper.start()
+                helper.join()
+
+            scenario.thread(parent)
+
+        result = explore(setup)
+        assert result.failure is not None, result
+        self.assertEqual(result.failure.kind, "exception")
+        self.assertIn("thread A.1.1 raised:", result.failure.message)
+        self.assertIn("ValueError: the grandchild failed", result.failure.message)
+        self.assertEqual(result.unseen, [])
+
     def test_every_maker_is_adopted(self) -> None:
         made: dict[str, bool] = {}
 
