@@ -673,7 +673,9 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     each race found makes its accesses steps of the following runs (a new
     one restarts the search), and is listed on the result. *races* is
     ``"report"`` (that), ``"fail"`` (a race is also a failure) or ``"off"``
-    (nothing watched: steps at calls on primitives only).
+    (nothing watched: steps at calls on primitives only). What watched code
+    makes with ``threading`` (threads, locks, ...) is the run's own
+    (:mod:`blanket.adopt`).
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
