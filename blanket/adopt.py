@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from .primitives import _forever_or_positive, _sleep_in
 from .scenario import ManagedThread
 from .transaction import CallSpec
+from .watch import _watches
 
 if TYPE_CHECKING:  # pragma: no cover
     from .core import ScenarioCore
@@ -90,7 +91,7 @@ class AdoptedThread(ManagedThread):
     # Tells blanket.unseen to watch it as the scenario's own once started.
     _blanket_adopted = True
 
-    def __init__(self, core: ScenarioCore, group: None = None,
+    def __init__(self, core: ScenarioCore, group: object = None,
                  target: Callable[..., object] | None = None, name: str | None = None,
                  args: Iterable[Any] = (), kwargs: Mapping[str, Any] | None = None, *,
                  daemon: bool | None = None) -> None:
@@ -113,7 +114,7 @@ class AdoptedThread(ManagedThread):
         self.name = name
         self._blanket_handle = ThreadHandle(core, self)
         if target is not None:
-            watch = _watch_of(core)
+            watch = _watches.get(core)  # the watch of the scenario, if entered
             if watch is not None:
                 watch.follow(target)
 
@@ -152,11 +153,6 @@ def _exploring(core: ScenarioCore) -> bool:
     """Whether *core* is an exploration's (it starts its threads in turn):
     there the start and the end of an adopted thread are steps."""
     return core.start_in_turn
-
-
-def _watch_of(core: ScenarioCore) -> Any:
-    from .watch import _watches
-    return _watches.get(core)
 
 
 def makers(core: ScenarioCore, kinds: Mapping[str, Callable[..., Any]]

@@ -312,7 +312,7 @@ class PlainScenario(unittest.TestCase):
         scenario = Scenario(adopt=True)
         scenario.adopt = False
         self.assertFalse(scenario.adopt)
-        with self.assertRaises(TypeError) as caught:
+        with self.assertRaises(TypeError) as caught, unchecked():
             Scenario(adopt="yes")  # type: ignore[arg-type]
         self.assertIn("adopt is True or False, not 'yes'", str(caught.exception))
 
@@ -368,7 +368,7 @@ class PlainScenario(unittest.TestCase):
                 except RuntimeError as error:
                     errors.append(str(error))
             try:
-                threading.Thread(group=object())  # type: ignore[arg-type]
+                threading.Thread(group=object())
             except ValueError as error:
                 errors.append(str(error))
 
