@@ -246,6 +246,20 @@ class NotAdopted(unittest.TestCase):
         self.assertEqual(result.unseen, [
             f"real Lock used at {HERE}:{line_of('# races off: not watched')}"])
 
+    def test_a_setup_can_turn_it_off(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            scenario.adopt = False
+
+            def main() -> None:
+                with threading.Lock():  # adoption turned off: a real lock
+                    pass
+
+            scenario.thread(main)
+
+        result = explore(setup)
+        self.assertEqual(result.unseen, [
+            f"real Lock used at {HERE}:{line_of('# adoption turned off: a real lock')}"])
+
     def test_nothing_stays_patched(self) -> None:
         made: list[Any] = []
 
