@@ -597,6 +597,24 @@ class ScenarioCore:
                 with self.lock:
                     self._settle_started([thread])
 
+    def launch(self, thread: threading.Thread, start: Callable[[], None]) -> None:
+        """Start *thread* (a managed thread made while the scenario may be
+        running: an adopted one) by calling *start*; counted among the
+        managed threads, so waited for and joined at exit, if the scenario
+        is entered."""
+        with self.lock:
+            new = self.regulated and thread not in self.managed
+            if new:
+                self.managed[thread] = None
+        try:
+            with interrupts_held_back():  # see blanket.holdback
+                start()
+        except BaseException:
+            if new:  # never to run: nothing to wait for
+                with self.lock:
+                    del self.managed[thread]
+            raise
+
     def undo_entry(self) -> None:
         """Undo an :meth:`enter` of the calling thread that failed part way
         (a thread could not start, an interrupt): the threads it started are

@@ -245,6 +245,8 @@ class _Run:
         if parks:  # a replay's accesses at data races, by meaning
             self.watch.follow_threads = True
             self.watch.parks = parks
+        # The threads and primitives the watched code makes are the run's.
+        scenario.adopt = racy is not None or parks is not None
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:
@@ -290,7 +292,8 @@ class _Run:
     def _observe(self) -> dict[int, tuple[object, ...]]:
         """Where each thread is (lock held), to tell which ones moved."""
         seen: dict[int, tuple[object, ...]] = {}
-        for thread in self.threads:
+        # Threads started since (adopted ones) too: moved by the step that started them.
+        for thread in [*self.threads, *self.core.managed]:
             chain = self.core.chain(thread)
             top = chain[-1] if chain else None
             seen[self._index(thread)] = (
@@ -743,7 +746,9 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     each race found makes its accesses steps of the following runs (a new
     one restarts the search), and is listed on the result. *races* is
     ``"report"`` (that), ``"fail"`` (a race is also a failure) or ``"off"``
-    (nothing watched: steps at calls on primitives only).
+    (nothing watched: steps at calls on primitives only). What watched code
+    makes with ``threading`` (threads, locks, ...) is the run's own
+    (:mod:`blanket.adopt`).
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)

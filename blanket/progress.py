@@ -64,6 +64,8 @@ def available(tx: Transaction) -> bool:
     primitive: Any = tx.primitive
     name = tx.spec.name
     kind = primitive._kind
+    if kind == "Thread":  # an adopted thread's: a join goes once it ended
+        return name != "join" or primitive._core.terminated(primitive._real)
     if tx.state is State.STALLED:
         return _free_for(_real_lock(primitive), tx.thread)
     if name == "acquire":
@@ -111,6 +113,8 @@ def wakes(core: ScenarioCore, tx: Transaction) -> bool:
     primitive: Any = tx.primitive
     name = tx.spec.name
     kind = primitive._kind
+    if kind == "Thread":  # a join of an adopted thread
+        return core.terminated(primitive._real)
     if kind in ("Semaphore", "BoundedSemaphore"):
         return bool(primitive._real._value > 0)
     if name == "acquire":

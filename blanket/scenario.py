@@ -91,7 +91,9 @@ class Scenario:
 
     *name* shows in reports; *timeout* bounds every wait of the scheduler and
     the join of managed threads on exit (seconds); *record_unregulated* logs
-    calls made outside the scenario too.
+    calls made outside the scenario too; *adopt* makes the threads and
+    primitives the watched code makes with ``threading`` the scenario's
+    (:attr:`adopt`).
 
     Entering is all or nothing: if a managed thread cannot start (or an
     interrupt lands meanwhile), the threads already started are abandoned at
@@ -119,7 +121,7 @@ class Scenario:
     Barrier: primitives.Kind[primitives.Barrier]
 
     def __init__(self, name: str | None = None, *, timeout: float = 10.0,
-                 record_unregulated: bool = False) -> None:
+                 record_unregulated: bool = False, adopt: bool = False) -> None:
         self._core = core = ScenarioCore(f"Scenario {next(_numbers)}")
         if name is not None:
             self.name = name
@@ -134,6 +136,7 @@ class Scenario:
         self._guard = ExitGuard(_EXIT)
         for name, kind in primitives.kinds(core).items():
             setattr(self, name, kind)
+        self.adopt = adopt
 
     # -- settings -------------------------------------------------------------
 
@@ -175,6 +178,25 @@ class Scenario:
         with core.lock:
             core.recording = bool(value)
             core.pass_through(not (core.regulated or core.recording))
+
+    @property
+    def adopt(self) -> bool:
+        """Whether the threads and primitives that watched code makes with
+        ``threading`` (``threading.Thread``, ``threading.Lock()``, ...) are
+        this scenario's (see :mod:`blanket.adopt`). Setting it true watches
+        the targets of :meth:`thread` too, as an exploration does."""
+        return bool(self._watch.makers)
+
+    @adopt.setter
+    def adopt(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"adopt is True or False, not {value!r}")
+        self._watch.makers = {}
+        if value:
+            from .adopt import makers
+            self._watch.makers = makers(self._core, {
+                kind: getattr(self, kind) for kind in primitives.KINDS})
+            self._watch.follow_threads = True
 
     # -- threads --------------------------------------------------------------
 

@@ -16,6 +16,10 @@ primitives used, blocking calls). Calls made by blanket itself and by the
 ``threading`` module on its own behalf are left alone: what is named is the
 first call that comes from elsewhere, at its file and line.
 
+A thread the watched code makes with ``threading.Thread`` is the
+scenario's (:mod:`blanket.adopt`), and watched like the others once
+started; one of a subclass of ``Thread`` is not, and is named.
+
 What it does not catch: a thread started by code running in a thread it
 does not watch (a thread started outside is named already), and blocking
 calls other than the real primitives' methods and ``time.sleep`` (sockets,
@@ -124,6 +128,11 @@ class Unseen:
         threading itself called it."""
         caller = frame.f_back
         if caller is None or _ours(caller.f_code.co_filename):
+            if frame.f_code.co_name == "start" \
+                    and getattr(frame.f_locals.get("self"), "_blanket_adopted", False):
+                # An adopted thread (blanket.adopt) is the scenario's: watched
+                # as its own threads are.
+                self.watch(frame.f_locals["self"])
             return
         this = frame.f_locals.get("self")
         if isinstance(this, _PY_PRIMITIVES):

@@ -15,6 +15,11 @@ finished. Loads of the methods of ``list``, ``dict``,
 ``set`` and ``deque`` that read or change the container count as accesses
 to the container.
 
+Before every call, too, the callable is checked (one dictionary look-up
+by its id): one of ``threading``'s makers (``Thread``, the primitive
+classes, ``_thread.allocate_lock``) becomes the scenario's own when it
+adopts (:mod:`blanket.adopt`).
+
 A site :mod:`blanket.explore` found racing is *racy*: there the access first
 parks as a call on a :class:`Memory` stand-in, a step the scheduler chooses
 like any other (``A: write Counter.count``).
@@ -26,6 +31,7 @@ not start.
 
 from __future__ import annotations
 
+import _thread
 import collections
 import dis
 import functools
@@ -33,6 +39,7 @@ import os
 import sys
 import threading
 import types
+import typing
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +98,42 @@ _METHOD_NAMES = _READS | _WRITES
 # Builtins that read the container they are given as their one argument.
 _READERS = frozenset({"len", "sorted", "list", "tuple", "set", "frozenset", "dict", "sum",
                       "min", "max", "any", "all", "bool", "reversed", "enumerate", "iter"})
+
+
+# The callables that make threads and primitives, by id (a callee need not
+# be hashable): what a call in watched code makes the scenario's own when
+# the scenario adopts (see blanket.adopt).
+_MAKERS: dict[int, str] = {
+    id(maker): kind for maker, kind in (
+        (_thread.allocate_lock, "Lock"), (_thread.RLock, "RLock"),
+        *((getattr(threading, kind), kind) for kind in (
+            "Thread", "Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore",
+            "Event", "Barrier")))}
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at every call)
+def _callee(callee: object, _kind_of: Any = _MAKERS.get, _id: Any = id) -> object:
+    """What a call in watched code calls instead of *callee*: the adopting
+    scenario's maker when *callee* is ``threading``'s, else *callee*. (Run
+    before every call of watched code: one dictionary look-up; the look-ups
+    of the global names are saved as defaults.)"""
+    kind = _kind_of(_id(callee))
+    return callee if kind is None else _maker(kind, callee)
+
+
+def _maker(kind: str, callee: object) -> object:
+    """The maker of *kind* of the calling thread's scenario, if it adopts
+    and is entered; else *callee* itself."""
+    try:
+        state = _local.state
+    except AttributeError:
+        state = _adopt()
+    if state is None:
+        return callee
+    watch = state[1]
+    if not watch.makers or not watch.core.regulated:
+        return callee
+    return watch.makers[kind]
 
 
 class Site:
@@ -271,6 +314,10 @@ class Watch:
         #: ``("write", "Counter.count", "shop/bank.py:12")``. When given, the sites
         #: at those places park, and only for those accesses.
         self.parks: set[tuple[str, str, str]] = set()
+        #: What calls of ``threading``'s makers in watched code make instead,
+        #: by kind ("Thread", "Lock", ...); empty unless the scenario adopts
+        #: (see :mod:`blanket.adopt`).
+        self.makers: dict[str, Callable[..., Any]] = {}
         #: The exploration's current step, which each access is tagged with.
         self.epoch = -1
         #: Each thread's accesses, in the order threads made their first.
@@ -376,6 +423,8 @@ def _functions(target: object) -> Iterator[types.FunctionType]:
 
 _CALL, _CALL_LOAD = call_template()
 _COPY = dis.opmap["COPY"]
+_SWAP = dis.opmap["SWAP"]
+_POP_TOP = dis.opmap["POP_TOP"]
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
 # What pushes a cell itself: LOAD_CLOSURE, which 3.13 compiles to LOAD_FAST.
 _LOAD_CELL = dis.opmap["LOAD_CLOSURE" if sys.version_info < (3, 13) else "LOAD_FAST"]
@@ -399,12 +448,23 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             sites += inner
     assembly = Assembly.of(code)
     calls = _reader_calls(assembly.instructions, code.co_names)
+    callees = _callees(assembly.instructions)
+    swap: int | None = None  # the constant index of _callee, once needed
     index = 0
     while index < len(assembly.instructions):
         instruction = assembly.instructions[index]
+        inserted: list[Instruction] = []
+        callee_depth = callees.get(instruction)
+        if callee_depth is not None:
+            if swap is None:
+                swap = len(consts)
+                consts.append(_callee)
+            inserted = _replace(swap, instruction, callee_depth)
         spec = (False, 1, None) if instruction in calls else _OPCODES.get(instruction.name)
         if spec is None:
-            index += 1
+            if inserted:
+                assembly.insert(index, inserted)
+            index += len(inserted) + 1
             continue
         write, depth, shift = spec
         if depth < 0:
@@ -419,15 +479,55 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
         site = kind(write, name, depth, code.co_qualname, code.co_filename,
                     instruction.position[0], scope)
         sites.append(site)
-        call = _call(site.hit, len(consts), instruction, depth)
+        inserted += _call(site.hit, len(consts), instruction, depth)
         consts.append(site.hit)
         if depth == 0:
             consts.append(scope)
-        assembly.insert(index, call)
-        index += len(call) + 1
+        assembly.insert(index, inserted)
+        index += len(inserted) + 1
     new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 3)
     _rewritten[(id(code), id(scope))] = (code, new, sites)
     return new, sites
+
+
+# Where each call instruction finds its callable under the stack's top:
+# ``(arg & mask) + extra`` deep (1: the top), past its positional and
+# keyword arguments (a count in the argument), or for CALL_FUNCTION_EX past
+# the tuple and, when bit 0 is set, the dict of them. From 3.13 the callable
+# is pushed before the NULL (or self) instead of after, one deeper; CALL_KW
+# (3.13) has the keywords' names on top; 3.11 checks at PRECALL, before CALL.
+_SHIFT = 1 if sys.version_info < (3, 13) else 2
+_CALLEE_AT: dict[str, tuple[int, int]] = {
+    "PRECALL" if sys.version_info < (3, 12) else "CALL": (-1, _SHIFT),
+    "CALL_KW": (-1, _SHIFT + 1),
+    "CALL_FUNCTION_EX": (1, _SHIFT + 1),
+}
+
+
+def _callees(instructions: list[Instruction]) -> dict[Instruction, int]:
+    """Where each call's callable is replaced by what :func:`_callee` gives:
+    the instruction to insert the replacement before (a call, or the
+    ``KW_NAMES`` that must come right before it), and how deep the callable
+    is under the stack's top there. On 3.11 and 3.12 a method call's slot
+    holds ``self``, which is never a maker: it stays."""
+    found: dict[Instruction, int] = {}
+    for n, instruction in enumerate(instructions):
+        at = _CALLEE_AT.get(instruction.name)
+        if at is None:
+            continue
+        depth = (instruction.arg & at[0]) + at[1]
+        before = instructions[n - 1]
+        found[before if before.name == "KW_NAMES" else instruction] = depth
+    return found
+
+
+def _replace(const: int, before: Instruction, depth: int) -> list[Instruction]:
+    """The stack's item *depth* deep replaced by ``_callee(item)`` (the
+    constant *const*), before *before*."""
+    call = _call(_callee, const, before, depth)
+    call[-1:] = [Instruction(_SWAP, depth + 1, 0, before.position),
+                 Instruction(_POP_TOP, 0, 0, before.position)]
+    return call
 
 
 def _reader_calls(instructions: list[Instruction], names: tuple[str, ...]
@@ -457,7 +557,7 @@ def _prepares_call(instruction: Instruction) -> bool:
         or (name == "LOAD_ATTR" and bool(_NAME_SHIFT) and bool(instruction.arg & 1))
 
 
-def _call(hook: Callable[[object], None], const: int, access: Instruction, depth: int
+def _call(hook: Callable[[object], object], const: int, access: Instruction, depth: int
           ) -> list[Instruction]:
     """``hook(x)`` before *access*, with ``x`` copied from *depth* under the
     stack's top, the globals (the constant after the hook's) when *depth* is

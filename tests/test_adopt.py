@@ -1,0 +1,463 @@
+"""blanket.adopt: the threads and primitives watched code makes with
+``threading`` are the scenario's inside an exploration (and in a scenario
+that adopts); nothing is patched outside, a Thread subclass and code not
+watched are still named as not seen, and injection works beside it."""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import types
+import unittest
+from collections.abc import Callable
+from typing import Any
+
+import blanket
+import blanket.core
+from blanket import Scenario, watch
+from blanket.adopt import AdoptedThread
+from blanket.reproduce import replay
+from blanket.signals import Terminated
+from blanket.states import State
+from blanket.unseen import Unseen
+
+from .support import unchecked
+from .test_explore import BOUND, explore
+from .test_explore_verdict import frame_in
+
+HERE = "test_adopt.py"
+REAL_LOCK = threading.Lock
+LOCK_TYPE = type(_thread.allocate_lock())
+
+
+def line_of(marker: str) -> int:
+    with open(__file__, encoding="utf-8") as source:
+        return next(n for n, line in enumerate(source, 1)
+                    if marker in line and "line_of" not in line)
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def lost_update(locked: bool) -> Callable[[Scenario], Callable[[], None]]:
+    """A setup: thread A makes a lock with ``threading.Lock()`` and starts a
+    ``threading.Thread``; both bump a counter, under that lock if *locked*."""
+    def setup(scenario: Scenario) -> Callable[[], None]:
+        counter = Counter()
+
+        def bump(lock: Any) -> None:
+            if locked:
+                with lock:
+                    counter.count += 1
+            else:
+                counter.count += 1
+
+        def main() -> None:
+            lock = threading.Lock()
+            helper = threading.Thread(target=bump, args=(lock,))
+            helper.start()
+            bump(lock)
+            helper.join()
+
+        scenario.thread(main)
+
+        def check() -> None:
+            assert counter.count == 2, f"count is {counter.count}"
+        return check
+    return setup
+
+
+class Exploring(unittest.TestCase):
+    def test_a_race_with_a_thread_the_code_starts_is_found(self) -> None:
+        # Before: the helper ran outside blanket, its race unseen, and the
+        # verdict said "not exhaustive: thread 'Thread-N' started outside
+        # blanket; real Lock used at ..." with no failure.
+        result = explore(lost_update(locked=False))
+        self.assertIsNotNone(result.failure, result)
+        assert result.failure is not None
+        self.assertEqual(result.failure.kind, "invariant")
+        steps = [str(step) for step in result.failure.schedule]
+        self.assertEqual(steps[0], "A: A.1 Thread.start")
+        self.assertIn("A.1: A.1 Thread.exit", steps)
+        self.assertEqual(steps[-1], "A: A.1 Thread.join")
+        self.assertEqual(result.unseen, [])
+        self.assertIn("'A: A.1 Thread.start'", result.failure.source)
+
+    def test_the_locked_version_is_the_whole_space(self) -> None:
+        result = explore(lost_update(locked=True))
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.unseen, [])
+        self.assertEqual(result.races, [])  # start and join order the accesses
+        self.assertNotIn("not exhaustive", str(result))
+        self.assertGreater(result.count, 1)
+
+    def test_the_replay_of_the_failure_fails(self) -> None:
+        result = explore(lost_update(locked=False))
+        assert result.failure is not None
+        replayed = replay(lost_update(locked=False), result.failure.schedule,
+                                  timeout=BOUND)
+        self.assertIsNotNone(replayed.failure, replayed)
+        self.assertIsNone(replayed.diverged, replayed)
+        fixed = replay(lost_update(locked=True), result.failure.schedule,
+                               timeout=BOUND)
+        self.assertIsNone(fixed.failure, fixed)
+
+    def test_what_the_starter_did_before_and_a_join_order_the_accesses(self) -> None:
+        def setup(scenario: Scenario) -> Callable[[], None]:
+            box = Counter()
+            seen: list[int] = []
+
+            def child() -> None:
+                box.count += 1  # after the parent's write, before its read
+
+            def parent() -> None:
+                box.count = 5
+                helper = threading.Thread(target=child, name="child")
+                helper.start()
+                helper.join()
+                seen.append(box.count)
+
+            scenario.thread(parent)
+            return lambda: self.assertEqual(seen, [6])
+
+        result = explore(setup, races="fail")
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.count, 1)
+
+    def test_a_timed_join_waits_for_the_thread_in_time(self) -> None:
+        alive: list[bool] = []
+
+        def setup(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+
+            def parent() -> None:
+                helper = threading.Thread(target=lock.acquire)
+                helper.start()
+                helper.join(timeout=30)  # asleep in the real join, then woken
+                alive.append(helper.is_alive())
+
+            scenario.thread(parent)
+
+        result = explore(setup)
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted, result)
+        self.assertIn(False, alive)
+        self.assertIn(("A", "A", "A.1", "A.1"), result.schedules)
+
+    def test_a_thread_of_a_thread_and_its_error_are_the_runs(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            def fail() -> None:
+                raise ValueError("the grandchild failed")
+
+            def child() -> None:
+                grandchild = threading.Thread(target=fail)
+                grandchild.start()
+                grandchild.join()
+
+            def parent() -> None:
+                helper = threading.Thread(target=child)
+                helper.start()
+                helper.join()
+
+            scenario.thread(parent)
+
+        result = explore(setup)
+        assert result.failure is not None, result
+        self.assertEqual(result.failure.kind, "exception")
+        self.assertIn("thread A.1.1 raised:", result.failure.message)
+        self.assertIn("ValueError: the grandchild failed", result.failure.message)
+        self.assertEqual(result.unseen, [])
+
+    def test_every_maker_is_adopted(self) -> None:
+        made: dict[str, bool] = {}
+
+        def setup(scenario: Scenario) -> None:
+            def make() -> None:
+                kinds = {"Lock": threading.Lock(), "RLock": threading.RLock(),
+                         "Condition": threading.Condition(),
+                         "Semaphore": threading.Semaphore(2),
+                         "BoundedSemaphore": threading.BoundedSemaphore(value=2),
+                         "Event": threading.Event(), "Barrier": threading.Barrier(1),
+                         "allocate_lock": _thread.allocate_lock(),
+                         "_thread.RLock": _thread.RLock()}
+                for name, made_one in kinds.items():
+                    kind = name if hasattr(scenario, name) else \
+                        ("Lock" if name == "allocate_lock" else "RLock")
+                    made[name] = isinstance(made_one, getattr(scenario, kind))
+                args: tuple[Any, ...] = ()
+                keywords = {"target": made.clear}
+                helper = threading.Thread(*args, **keywords)  # called with * and **
+                made["Thread"] = isinstance(helper, AdoptedThread)
+
+            scenario.thread(make)
+
+        result = explore(setup, max_schedules=1)
+        self.assertTrue(result.ok, result)
+        self.assertEqual(made, dict.fromkeys(made, True))
+        self.assertEqual(len(made), 10)
+
+
+class NotAdopted(unittest.TestCase):
+    def test_a_thread_subclass_is_still_named(self) -> None:
+        class Worker(threading.Thread):
+            pass
+
+        def setup(scenario: Scenario) -> None:
+            def main() -> None:
+                worker = Worker(target=lambda: None, name="worker")
+                worker.start()  # a subclass starts
+                worker.join()
+
+            scenario.thread(main)
+
+        result = explore(setup)
+        self.assertFalse(result.exhausted, result)
+        self.assertEqual(result.unseen, [
+            f"thread 'worker' started outside blanket at {HERE}:"
+            f"{line_of('# a subclass starts')}",
+            f"blocking call Thread.join at {HERE}:{line_of('worker.join()')}"])
+
+    def test_code_not_watched_still_uses_the_real_classes(self) -> None:
+        def unwatched() -> None:
+            with threading.Lock():  # not watched: a real lock
+                pass
+
+        def setup(scenario: Scenario) -> None:
+            scenario.thread(lambda: unwatched())
+
+        result = explore(setup)
+        self.assertFalse(result.exhausted, result)
+        self.assertEqual(result.unseen, [
+            f"real Lock used at {HERE}:{line_of('# not watched: a real lock')}"])
+
+    def test_without_watching_nothing_is_adopted(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            def main() -> None:
+                with threading.Lock():  # races off: not watched
+                    pass
+
+            scenario.thread(main)
+
+        result = explore(setup, races="off")
+        self.assertEqual(result.unseen, [
+            f"real Lock used at {HERE}:{line_of('# races off: not watched')}"])
+
+    def test_a_setup_can_turn_it_off(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            scenario.adopt = False
+
+            def main() -> None:
+                with threading.Lock():  # adoption turned off: a real lock
+                    pass
+
+            scenario.thread(main)
+
+        result = explore(setup)
+        self.assertEqual(result.unseen, [
+            f"real Lock used at {HERE}:{line_of('# adoption turned off: a real lock')}"])
+
+    def test_nothing_stays_patched(self) -> None:
+        made: list[Any] = []
+
+        def main() -> None:
+            made.append(threading.Lock())
+
+        original = main.__code__
+
+        def setup(scenario: Scenario) -> None:
+            scenario.thread(main)
+
+        result = explore(setup)
+        self.assertTrue(result.exhausted, result)
+        self.assertIs(threading.Lock, REAL_LOCK)
+        self.assertIs(main.__code__, original)
+        main()  # outside any scenario
+        self.assertIs(type(made[-1]), LOCK_TYPE)
+        adopted = made[0]
+        self.assertIsNot(type(adopted), LOCK_TYPE)  # a blanket Lock ...
+        self.assertIs(adopted.__class__, LOCK_TYPE)  # ... masquerading as the real one
+        if isinstance(threading.Lock, type):  # a class from 3.13 on
+            self.assertIsInstance(adopted, threading.Lock)
+        else:  # a function before: isinstance refuses it, for a real lock too
+            with self.assertRaises(TypeError):
+                isinstance(adopted, threading.Lock)  # type: ignore[arg-type]
+
+    def test_an_injection_works_beside(self) -> None:
+        module = types.ModuleType("cache_module")
+        exec(compile(
+            "import threading\n"
+            "_lock = threading.Lock()\n"
+            "total = [0]\n"
+            "def add():\n"
+            "    with _lock:\n"
+            "        total[0] += 1\n"
+            "def work():\n"
+            "    helper = threading.Thread(target=add)\n"
+            "    helper.start()\n"
+            "    add()\n"
+            "    helper.join()\n", "cache_module.py", "exec"), vars(module))
+        real = module._lock
+
+        def setup(scenario: Scenario) -> Callable[[], None]:
+            module.total[0] = 0
+            scenario.inject(module)
+            scenario.thread(module.work)
+
+            def check() -> None:
+                assert module.total[0] == 2
+            return check
+
+        result = explore(setup)
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.unseen, [])
+        self.assertIs(module._lock, real)
+        self.assertIs(module.threading, threading)
+
+
+class PlainScenario(unittest.TestCase):
+    def test_adopting_is_asked_for(self) -> None:
+        self.assertFalse(Scenario().adopt)
+        self.assertTrue(Scenario(adopt=True).adopt)
+        scenario = Scenario(adopt=True)
+        scenario.adopt = False
+        self.assertFalse(scenario.adopt)
+        with self.assertRaises(TypeError) as caught, unchecked():
+            Scenario(adopt="yes")  # type: ignore[arg-type]
+        self.assertIn("adopt is True or False, not 'yes'", str(caught.exception))
+
+    def test_a_thread_started_mid_run_is_managed_and_its_join_parks(self) -> None:
+        scenario = Scenario(adopt=True, timeout=BOUND)
+        made: list[Any] = []
+
+        def child() -> None:
+            made.append(threading.Lock())
+
+        def main() -> None:
+            helper = threading.Thread(target=child, name="child")
+            made.append(helper)
+            helper.start()
+            helper.join()
+            empty = threading.Thread()
+            empty.start()
+            empty.join(0)
+
+        a = scenario.thread(main)
+        a.name = "A"
+        with scenario:
+            scenario.wait(a, timeout=BOUND)  # at its join
+            tx = scenario.transaction(a)
+            assert tx is not None
+            helper = made[0]
+            self.assertIn(helper, scenario.managed)
+            self.assertEqual(repr(tx.primitive), "<blanket.ThreadHandle of 'child'>")
+            self.assertIs(tx.state, State.BLOCKED)
+            scenario.wait(Terminated(helper), timeout=BOUND)
+            helper.join(BOUND)  # the scheduler's join: the real one
+            self.assertFalse(helper.is_alive())
+            tx.unblock()
+            scenario.wait(tx, timeout=BOUND)
+            scenario.wait(a, timeout=BOUND)  # at the join of the thread with no target
+            empty = scenario.transaction(a)
+            assert empty is not None
+            self.assertEqual(repr(empty.primitive), "<blanket.ThreadHandle of 'A.1'>")
+            empty.unblock()
+            scenario.wait(Terminated(a), timeout=BOUND)
+        self.assertIsInstance(made[1], scenario.Lock)
+        self.assertEqual(len(scenario.managed), 3)
+
+    def test_a_join_misused_raises_at_once(self) -> None:
+        scenario = Scenario(adopt=True, timeout=BOUND)
+        errors: list[str] = []
+
+        def main() -> None:
+            helper = threading.Thread(target=lambda: None)
+            for join in (helper.join, threading.current_thread().join):
+                try:
+                    join()
+                except RuntimeError as error:
+                    errors.append(str(error))
+            try:
+                threading.Thread(group=object())
+            except ValueError as error:
+                errors.append(str(error))
+
+        a = scenario.thread(main)
+        with scenario:
+            scenario.wait(Terminated(a), timeout=BOUND)  # nothing parks
+        self.assertEqual(errors, ["cannot join thread before it is started",
+                                  "cannot join current thread",
+                                  "group argument must be None for now"])
+
+    def test_a_thread_that_fails_to_start_is_not_waited_for(self) -> None:
+        scenario = Scenario(adopt=True, timeout=BOUND)
+        core = scenario._core
+
+        def cannot_start() -> None:
+            raise RuntimeError("can't start new thread")
+
+        with scenario:
+            thread = AdoptedThread(core, name="never")
+            with self.assertRaises(RuntimeError):
+                core.launch(thread, cannot_start)
+            self.assertNotIn(thread, scenario.managed)
+            thread.start()
+            with self.assertRaisesRegex(RuntimeError, "threads can only be started once"):
+                thread.start()
+            self.assertIn(thread, scenario.managed)
+
+    def test_an_adopted_thread_outside_the_scenario_runs_as_a_thread(self) -> None:
+        scenario = Scenario(adopt=True, timeout=BOUND)
+        ran: list[str] = []
+        thread = AdoptedThread(scenario._core, target=ran.append, args=("ran",),
+                               name="loose")
+        thread.start()
+        thread.join(BOUND)
+        self.assertEqual(ran, ["ran"])
+        self.assertNotIn(thread, scenario.managed)
+        self.assertEqual(thread._join_attempt(scenario._core, None, lambda t: t, 0), 0)
+        # An exploration's scheduler starting one: not a step (it cannot park).
+        scenario._core.start_in_turn = True
+        with scenario:
+            late = AdoptedThread(scenario._core, name="late")
+            late.start()
+        self.assertIn(late, scenario.managed)
+        self.assertFalse(late.is_alive())
+
+
+class Hooks(unittest.TestCase):
+    """The call-site hook, in the cases no run of a scenario reaches."""
+
+    def test_a_call_is_left_alone_outside_an_adopting_scenario(self) -> None:
+        saved = watch._local.__dict__.copy()
+        try:
+            watch._local.__dict__.clear()  # the main thread: not a scenario's
+            self.assertIs(watch._callee(threading.Lock), threading.Lock)
+            scenario = Scenario()
+            watch._local.state = ([], scenario._watch)  # watching, not adopting
+            self.assertIs(watch._callee(threading.Lock), threading.Lock)
+            scenario.adopt = True  # adopting, but not entered
+            self.assertIs(watch._callee(threading.Event), threading.Event)
+            self.assertIs(watch._callee(len), len)
+        finally:
+            watch._local.__dict__.clear()
+            watch._local.__dict__.update(saved)
+
+    def test_an_adopted_thread_is_watched_once_started(self) -> None:
+        unseen = Unseen()
+        thread = types.SimpleNamespace(_blanket_adopted=True, _target=len)
+        with unchecked():
+            unseen._starts(frame_in(threading.__file__, "start",
+                                    back=frame_in(blanket.core.__file__), self=thread),
+                           "call", None)
+        self.assertIsNot(thread._target, len)
+        self.assertEqual(thread._target([1, 2]), 2)  # len, under the profile
+        self.assertEqual(unseen.notes, [])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    unittest.main()
