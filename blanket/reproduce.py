@@ -201,7 +201,14 @@ def _script_module() -> str | None:
     return ".".join(parts)
 
 
-def _import_lines(setup: Any, function: str, qualname: str) -> list[str]:
+def _import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
+    if qualname is None:
+        # A callable object (a functools.partial, an instance): its
+        # __module__ is its type's, where no name holds this setup.
+        return [f"# the setup, a {type(setup).__module__}.{type(setup).__qualname__}, has no "
+                "name to import it by:",
+                f"# bind it to {function} at module level, then import it here, e.g.",
+                f"# from mymodule import {function}"]
     module = getattr(setup, "__module__", None) or "__main__"
     note: list[str] = []
     if module == "__main__":
@@ -224,8 +231,10 @@ def _import_lines(setup: Any, function: str, qualname: str) -> list[str]:
 def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
               run: _Run) -> str:
     """The test source replaying *steps* of *run*, which failed with *kind*."""
-    qualname = str(getattr(setup, "__qualname__", getattr(setup, "__name__", "setup")))
-    function = re.sub(r"\W+", "_", qualname.split(".")[-1]).strip("_") or "setup"
+    qualname = getattr(setup, "__qualname__", None)
+    if not isinstance(qualname, str):
+        qualname = None
+    function = re.sub(r"\W+", "_", (qualname or "setup").split(".")[-1]).strip("_") or "setup"
     summary = message.strip().splitlines()[-1] if message.strip() else kind
     lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "",
              "It fails while the bug is there, and passes once the code is fixed: the",

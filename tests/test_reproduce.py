@@ -4,6 +4,7 @@ primitives), and ScenarioTestCase.explore."""
 
 from __future__ import annotations
 
+import functools
 import importlib.machinery
 import sys
 import tempfile
@@ -182,6 +183,20 @@ class GeneratedSource(unittest.TestCase):
             failure = failure_of(setup, name="callable")  # type: ignore[arg-type]
         self.assertIn("self.replay(setup, [", failure.source)
         self.assertIn("class TestSetupSchedule", failure.source)
+        # Before: "from tests.test_reproduce import setup", a name not there.
+        self.assertIn("# the setup, a tests.test_reproduce.GeneratedSource.test_a_setup_"
+                      "without_a_qualified_name.<locals>.Setup, has no name to import it by:\n"
+                      "# bind it to setup at module level, then import it here, e.g.\n"
+                      "# from mymodule import setup\n", failure.source)
+        self.assertNotIn("\nfrom ", failure.source)
+
+    def test_a_partial_setup_is_not_imported_from_functools(self) -> None:
+        with unchecked():
+            failure = failure_of(functools.partial(broken_invariant), name="partial")
+        self.assertNotIn("from functools import", failure.source)  # before: it was
+        self.assertIn("# the setup, a functools.partial, has no name to import it by:",
+                      failure.source)
+        self.assertIn("self.replay(setup, [", failure.source)
 
 
 def in_main(scenario: Scenario) -> Callable[[], None]:
