@@ -470,8 +470,10 @@ class ScenarioCore:
                     return hit
                 # The one check every wait of a script makes: the default
                 # bound is the script's; an explicit timeout is the user's
-                # own (it may check that a deadlocked call stays put).
-                if timeout is None and (cycle := progress.deadlocked(self)):
+                # own (it may check that a deadlocked call stays put). A
+                # thread blanket did not start may end by itself (_polled).
+                if timeout is None and not self._polled and (
+                        cycle := progress.deadlocked(self)):
                     break
                 if parker is None:
                     # Most waits of a script find what they wait for at

@@ -9,6 +9,7 @@ that did not say why (and the exit waited out the bound again)."""
 
 from __future__ import annotations
 
+import threading
 import time
 import unittest
 from collections.abc import Callable
@@ -204,3 +205,18 @@ class BothAsleepInRealLocks(unittest.TestCase):
         A.join(BOUND)
         B.join(BOUND)
         self.assertFalse(A.is_alive() or B.is_alive())
+
+
+class AThreadBlanketDidNotStart(unittest.TestCase):
+    def test_a_wait_for_it_to_end_is_left_to_the_bound(self) -> None:
+        # It may end by itself, deadlock or not: nothing says when.
+        crossed = _Crossed()
+        outside = threading.Thread(target=threading.Event().wait, args=(0.5,))
+        with crossed.sc:
+            crossed.cross()
+            outside.start()
+            ended = blanket.Terminated(outside)
+            self.assertEqual(crossed.sc.wait(ended), {ended})
+            with self.assertRaises(DeadlockError):
+                crossed.sc.finish(crossed.A, crossed.B)
+        self.assertFalse(crossed.A.is_alive() or crossed.B.is_alive())
