@@ -107,6 +107,24 @@ class DeadlockFailsAtOnce(unittest.TestCase):
             next(c.sc.api(c.second).relay(c.A))
         self.assert_deadlock(step, "cannot go on; ")
 
+    def test_assign(self) -> None:
+        def step(c: _Crossed) -> None:
+            c.cross()
+            c.sc.api(c.first).assign(c.A, c.B)  # waits for A to reach its release
+        self.assert_deadlock(step, "cannot go on; ")
+
+    def test_allocate(self) -> None:
+        sc = blanket.Scenario("crossed", timeout=BOUND)
+        lock, semaphore = sc.Lock(), sc.Semaphore(1)
+        A, B = sc.thread(_take(lock, semaphore)), sc.thread(_take(semaphore, lock))
+        A.name, B.name = "A", "B"
+        with self.assertRaises(DeadlockError) as caught, sc:
+            sc.skip(A, lock.acquire, B, semaphore.acquire, wait=True)
+            next(sc.api(semaphore).allocate(A))
+        self.assertIn("cannot go on; deadlock: A holds Lock 1 and waits for Semaphore 1; "
+                      "B holds Semaphore 1 and waits for Lock 1", str(caught.exception))
+        self.assertFalse(A.is_alive() or B.is_alive())
+
     def test_cycle(self) -> None:
         def step(c: _Crossed) -> None:
             c.cross()
