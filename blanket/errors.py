@@ -49,7 +49,8 @@ class DeadlockError(StallError):
     before it is raised, so the scenario exits at once; only a cycle whose
     threads all sleep in real acquires cannot be freed (nothing wakes a real
     lock but its release), and its threads stay for the exit to name. A wait
-    given an explicit timeout is left to it.
+    given an explicit timeout is left to it, and so is a wait for a thread
+    blanket did not start (it may end by itself).
 
     Also raised by a scenario's exit when the threads still running once
     its bound has passed sleep in real primitives in such a cycle (the

@@ -238,10 +238,11 @@ def give_up(core: ScenarioCore, cycle: list[threading.Thread], step: str,
     Before it is returned, the cycle's threads (and those of *also* still
     alive: the step's own) are abandoned, and joined if that frees them:
     abandoned, a parked thread unwinds and gives its locks back, and the
-    thread asleep in the real acquire of one of them gets it and unwinds in
-    turn. A cycle whose threads all sleep in real acquires has nobody to
-    start that (nothing wakes a real lock but its release): they stay, and
-    the scenario's exit names them.
+    thread asleep in the real acquire of one of them gets it and runs on,
+    its later calls going straight through (within the bound: one that
+    then sleeps for good is left to the exit). A cycle whose threads all
+    sleep in real acquires has nobody to start that (nothing wakes a real
+    lock but its release): they stay, and the scenario's exit names them.
     """
     why, report = stuck_report(core), core.report()
     given_up = cycle + [t for t in also if t not in cycle and not core.terminated(t)]
