@@ -494,26 +494,38 @@ class ScenarioCore:
         self.records[tx.thread].chain.insert(0, tx)
         self.changed()
 
-    def wait(self, items: Iterable[tuple[object, Signaled]], timeout: float | None) -> set[object]:
+    def wait(self, items: Iterable[tuple[object, Signaled]], timeout: float | None,
+             step: str | None = None, give_up: Iterable[threading.Thread] = ()
+             ) -> set[object]:
         """Sleep until any token signals; return the items whose tokens did.
 
         With *timeout* ``None`` the scenario's default bound applies and
         running out of it raises :class:`StallError` with a report; an
         explicit *timeout* raises plain ``TimeoutError``.
+
+        Within the default bound, a wait that nothing can end because the
+        threads are stuck in a wait-for cycle raises
+        :class:`~blanket.errors.DeadlockError` at once, naming the cycle,
+        its threads (and *give_up*'s) given up (see
+        :func:`blanket.progress.give_up`). *step* names the script step in
+        its message (by default, the wait and its tokens).
         """
         pairs = list(items)
         with self.lock:
-            return self.wait_locked(pairs, timeout)
+            return self.wait_locked(pairs, timeout, step, give_up)
 
-    def wait_locked(self, pairs: list[tuple[object, Signaled]], timeout: float | None
+    def wait_locked(self, pairs: list[tuple[object, Signaled]], timeout: float | None,
+                    step: str | None = None, give_up: Iterable[threading.Thread] = ()
                     ) -> set[object]:
         """:meth:`wait`, with the lock held (and still held on return).
 
         Wakes the scheduler held back (:meth:`defer_release`) are delivered
         as it goes to sleep, or on return if it does not sleep.
         """
+        from . import progress  # (it needs the signals, which need this module)
         parker: Parker | None = None
         deadline = 0.0
+        cycle: list[threading.Thread] = []
         try:
             while True:
                 self._polled = False
@@ -523,6 +535,13 @@ class ScenarioCore:
                         hit.add(item)
                 if hit:
                     return hit
+                # The one check every wait of a script makes: the default
+                # bound is the script's; an explicit timeout is the user's
+                # own (it may check that a deadlocked call stays put). A
+                # thread blanket did not start may end by itself (_polled).
+                if timeout is None and not self._polled and (
+                        cycle := progress.deadlocked(self)):
+                    break
                 if parker is None:
                     # Most waits of a script find what they wait for at
                     # once; the rest sleep on a parker kept for reuse.
@@ -552,6 +571,8 @@ class ScenarioCore:
                 self._spare.append(parker)
             if self._deferred:  # the wait did not sleep
                 deliver_all(self._deferred)
+        waited = ", ".join(repr(token) for _, token in pairs)
+        raise progress.give_up(self, cycle, step or f"the wait for {waited}", give_up)
 
     def defer_release(self, tx: Transaction) -> None:
         """Let *tx* go from its park, but deliver the wake only when the

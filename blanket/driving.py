@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 
 from . import progress
 from .core import ScenarioCore
-from .errors import CompetingDriversError, DeadlockError, StallError, ThreadOrderingError
+from .errors import CompetingDriversError, ThreadOrderingError
 from .primitives import Primitive, owner_of
 from .signals import Not, Parked, Paused, Reached, Signaled, Terminated, _Active
 from .states import State
@@ -314,27 +314,6 @@ class _CanGo(Signaled):
 
     def __repr__(self) -> str:
         return f"a way on for {self._args[0]!r}"
-
-
-class _Stuck(Signaled):
-    """Signals once nothing can change unless the scheduler acts (every live
-    thread parked or asleep for good) and none of *threads*' parked calls
-    can go: driving them can do no more."""
-
-    __slots__ = ()
-
-    def signalled(self, core: ScenarioCore) -> bool:
-        if not progress.settled(core):
-            return False
-        for thread in self._args:
-            chain = core.chain(thread)  # type: ignore[arg-type]
-            if chain and chain[-1]._parked and progress.ways(chain[-1]):
-                return False
-        return True
-
-    def __repr__(self) -> str:
-        names = ", ".join(repr(thread.name) for thread in self._args)  # type: ignore[attr-defined]
-        return f"threads {names} stuck"
 
 
 def _refuse_if_driven(core: ScenarioCore, thread: threading.Thread,
@@ -849,48 +828,16 @@ def finish(core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
 
 
 class _Finishing(Dispatch):
-    """The dispatch of ``scenario.finish``: it fails at once, with
-    :class:`DeadlockError`, when its threads are stuck in a wait-for cycle
-    (and within the scenario's bound when they are stuck otherwise)."""
+    """The dispatch of ``scenario.finish``. Its threads stuck in a wait-for
+    cycle fail it at once as any wait of a script (see
+    :meth:`ScenarioCore.wait`), its message naming ``finish``, and every
+    thread it drives is given up with the cycle's."""
 
     def __init__(self, core: ScenarioCore, threads: tuple[threading.Thread, ...]) -> None:
         super().__init__(core)
         self._threads = threads
-        self._stuck: _Stuck | None = _Stuck(*threads)
+        names = ", ".join(repr(thread.name) for thread in threads)
+        self._step = f"finish({names})"
 
     def _wait(self, tokens: list[Signaled]) -> None:
-        core, stuck = self._core, self._stuck
-        if stuck is not None:
-            tokens.append(stuck)
-        with core.lock:
-            try:
-                hit = core.wait_locked([(token, token) for token in tokens], None)
-            except StallError:
-                self._fail_if_deadlocked()
-                raise
-            if stuck is not None and stuck in hit:
-                self._fail_if_deadlocked()
-                # Stuck without a cycle: maybe a thread outside blanket will
-                # act; the bound decides, as for any other wait.
-                self._stuck = None
-
-    def _fail_if_deadlocked(self) -> None:
-        """Raise :class:`DeadlockError` if live threads wait for each other in
-        a cycle, once the cycle's threads and finish's own are abandoned and
-        joined (lock held; let go during the join)."""
-        core = self._core
-        cycle = progress.deadlock(core)
-        if not cycle:
-            return
-        why, report = progress.stuck_report(core), core.report()
-        given_up = cycle + [t for t in self._threads
-                            if t not in cycle and not core.terminated(t)]
-        progress.abandon(core, given_up)
-        core.lock.release()
-        try:
-            core.join(given_up)
-        finally:
-            core.lock.acquire()
-        names = ", ".join(repr(thread.name) for thread in self._threads)
-        raise DeadlockError(f"scenario {core.name!r}: finish({names}) cannot go on; "
-                            f"{why}", report)
+        self._core.wait([(token, token) for token in tokens], None, self._step, self._threads)

@@ -37,11 +37,20 @@ class StallError(TimeoutError):
 class DeadlockError(StallError):
     """A script cannot go on because its threads wait for each other.
 
-    Raised by ``scenario.finish`` as soon as the threads it drives are
-    stuck in a wait-for cycle (each holds what the next one waits for): the
-    message names the cycle, :attr:`StallError.report` adds every thread's call and
-    state. The threads are abandoned (see :class:`Abandoned`) and joined
-    before it is raised, so the scenario exits at once.
+    Raised by any wait of a script within the scenario's bound -- a
+    ``finish``, ``skip(..., wait=True)``, ``park(..., wait=True)``,
+    ``scenario.wait(...)`` without a timeout, a driver, ``relay``,
+    ``assign``, ``allocate``, ``cycle``, ``unblock`` -- as soon as nothing
+    can end it because threads are stuck in a wait-for cycle (each holds
+    what the next one waits for, and none has a timeout): the message names
+    the step (or the wait) and the cycle, :attr:`StallError.report` adds
+    every thread's call and state. The cycle's threads (and those
+    ``finish`` drives) are abandoned (see :class:`Abandoned`) and joined
+    before it is raised, so the scenario exits at once; only a cycle whose
+    threads all sleep in real acquires cannot be freed (nothing wakes a real
+    lock but its release), and its threads stay for the exit to name. A wait
+    given an explicit timeout is left to it, and so is a wait for a thread
+    blanket did not start (it may end by itself).
 
     Also raised by a scenario's exit when the threads still running once
     its bound has passed sleep in real primitives in such a cycle (the

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .errors import DeadlockError
 from .report import holdings
 from .signals import Signaled
 from .states import State
@@ -129,16 +131,23 @@ def wakes(core: ScenarioCore, tx: Transaction) -> bool:
 
 def live(core: ScenarioCore) -> list[threading.Thread]:
     """The threads still to finish: managed ones, then others in a call."""
-    threads = [t for t in core.managed if not core.terminated(t)]
-    threads += [t for t, record in core.records.items()
-                if record.chain and t not in core.managed]
-    return threads
+    return list(_live(core))
+
+
+def _live(core: ScenarioCore) -> Iterator[threading.Thread]:
+    """:func:`live`, one at a time: a look that stops early scans no further."""
+    for thread in core.managed:
+        if not core.terminated(thread):
+            yield thread
+    for thread, record in core.records.items():
+        if record.chain and thread not in core.managed:
+            yield thread
 
 
 def settled(core: ScenarioCore) -> bool:
     """Whether every live thread is parked or asleep for good: nothing will
     change until the scheduler acts."""
-    for thread in live(core):
+    for thread in _live(core):  # every wait of a script asks: stop early
         chain = core.chain(thread)
         if not chain:
             return False  # running between calls, or not started yet
@@ -207,6 +216,49 @@ def deadlock(core: ScenarioCore) -> list[threading.Thread]:
     """The threads of the first wait-for cycle (each waits for what the
     next one holds), or none; meaningful once nothing can go on."""
     return _cycle(_wait_for(core)[1])
+
+
+def deadlocked(core: ScenarioCore) -> list[threading.Thread]:
+    """The threads of a wait-for cycle nothing will break while the
+    scheduler waits, or none: every live thread is parked or asleep for good
+    (:func:`settled`), and no parked call of the cycle could go on if let go
+    (a timed one would end by itself: that is a stall, not a deadlock)."""
+    if not settled(core):
+        return []
+    cycle = deadlock(core)
+    for thread in cycle:
+        top = core.chain(thread)[-1]
+        if top._parked and ways(top):
+            return []
+    return cycle
+
+
+def give_up(core: ScenarioCore, cycle: list[threading.Thread], step: str,
+            also: Iterable[threading.Thread] = ()) -> DeadlockError:
+    """The :class:`~blanket.errors.DeadlockError` of *step* (a script step,
+    or the wait it is in), which cannot go on because the *cycle*'s threads
+    wait for each other (lock held; let go during the join).
+
+    Before it is returned, the cycle's threads (and those of *also* still
+    alive: the step's own) are abandoned, and joined if that frees them:
+    abandoned, a parked thread unwinds and gives its locks back, and the
+    thread asleep in the real acquire of one of them gets it and runs on,
+    its later calls going straight through (within the bound: one that
+    then sleeps for good is left to the exit). A cycle whose threads all
+    sleep in real acquires has nobody to start that (nothing wakes a real
+    lock but its release): they stay, and the scenario's exit names them.
+    """
+    why, report = stuck_report(core), core.report()
+    given_up = cycle + [t for t in also if t not in cycle and not core.terminated(t)]
+    frees = any(core.chain(thread)[-1]._parked for thread in cycle)
+    abandon(core, given_up)
+    if frees:
+        core.lock.release()
+        try:
+            core.join(given_up)
+        finally:
+            core.lock.acquire()
+    return DeadlockError(f"scenario {core.name!r}: {step} cannot go on; {why}", report)
 
 
 def stuck_report(core: ScenarioCore) -> str:

@@ -323,7 +323,9 @@ class Scenario:
         is entered), or a signal token (``Call``, ``Terminated``,
         ``Paused``, ...). With *timeout* ``TimeoutError`` is raised when it
         passes; without, the scenario's :attr:`timeout` bounds the wait and
-        :class:`StallError` carries a report of every thread. *timeout* is
+        :class:`StallError` carries a report of every thread (a
+        :class:`DeadlockError` at once, when the threads are stuck in a
+        wait-for cycle that nothing can end). *timeout* is
         finite, 0 or more (0 only looks) and at most
         ``threading.TIMEOUT_MAX``: ``TypeError`` or ``ValueError`` otherwise.
         A wait that could only time out is refused at once: outside the
