@@ -520,7 +520,11 @@ class _DepthFirst:
                 return None  # every order from here was run already
             going_on = [c for c in candidates if c // 2 == previous]
             node.choice = (going_on or candidates)[0]
-            node.backtrack.append(node.choice)
+            # Both ways of a timed call: a run that lets it wait "in time" is
+            # cut short when nothing comes, as covered by the expiry (see
+            # _Run.finish), and one where something came does not make the
+            # expiry's outcome; no race reversal need ask for it.
+            node.want(node.choice // 2)
             self.stack.append(node)
         return next(n for n, o in enumerate(options) if o.choice == node.choice)
 
