@@ -162,6 +162,11 @@ class Exploration:
     unseen: list[str] = field(default_factory=list)
     #: The data races seen, in the order first seen (see :mod:`blanket.races`).
     races: list[Race] = field(default_factory=list)
+    #: The bound on preemptions the search kept to (``max_preemptions``), or
+    #: ``None``. A bounded search that ends has covered what its bound let
+    #: it reach, which leaves orders out: its summary never says "the whole
+    #: space".
+    max_preemptions: int | None = None
 
     @property
     def count(self) -> int:
@@ -175,7 +180,11 @@ class Exploration:
 
     def __str__(self) -> str:
         found = "no failure" if self.failure is None else f"a failure: {self.failure}"
-        space = ", the whole space" if self.exhausted else ""
+        space = ""
+        if self.exhausted:
+            space = (", the whole space" if self.max_preemptions is None else
+                     f", all it reached with at most {self.max_preemptions} preemption(s) "
+                     "(bounded: not every order)")
         unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
         races = f", {len(self.races)} data race(s)" if self.races else ""
         return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
@@ -778,7 +787,7 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
     seen: set[Race] = set()
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
-    result = Exploration(strategy)
+    result = Exploration(strategy, max_preemptions=max_preemptions)
     unseen = Unseen()
     started = time.monotonic()
     search = _DepthFirst(max_preemptions, split_depth) if strategy == "dfs" else None

@@ -174,6 +174,11 @@ class DepthFirst(unittest.TestCase):
         none = explore(two_sections, max_preemptions=0)
         one = explore(two_sections, max_preemptions=1)
         self.assertTrue(none.exhausted)
+        # Before: "the whole space", though a bounded search leaves orders out.
+        self.assertNotIn("the whole space", str(one))
+        self.assertIn(", all it reached with at most 1 preemption(s) (bounded: not every order)",
+                      str(one))
+        self.assertIn("the whole space", str(unbounded))
         self.assertLess(none.count, one.count)
         self.assertLess(one.count, unbounded.count)
         self.assertTrue(set(none.schedules) <= set(one.schedules) <= set(unbounded.schedules))
