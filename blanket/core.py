@@ -526,6 +526,7 @@ class ScenarioCore:
         parker: Parker | None = None
         deadline = 0.0
         cycle: list[threading.Thread] = []
+        settling_only = len(pairs) == 1 and type(pairs[0][1]) is progress.Settled
         try:
             while True:
                 self._polled = False
@@ -539,7 +540,9 @@ class ScenarioCore:
                 # bound is the script's; an explicit timeout is the user's
                 # own (it may check that a deadlocked call stays put). A
                 # thread blanket did not start may end by itself (_polled).
-                if timeout is None and not self._polled and (
+                # A wait for progress.Settled alone has just been told that
+                # not every thread is settled: then none is deadlocked.
+                if timeout is None and not self._polled and not settling_only and (
                         cycle := progress.deadlocked(self)):
                     break
                 if parker is None:

@@ -263,6 +263,8 @@ class _Run:
             for thread in scenario.managed:
                 unseen.watch(thread)
         self.threads = list(scenario.managed)
+        #: Each thread's number: its place in :attr:`threads`.
+        self.numbers = {thread: n for n, thread in enumerate(self.threads)}
         if runners is not None:
             runners.reserve(len(self.threads))
         for thread, thread_name in zip(self.threads, thread_names(), strict=False):
@@ -294,20 +296,28 @@ class _Run:
         return _step(_Run._what(tx), expired, disregarded, ())
 
     def _index(self, thread: Any) -> int:
-        if thread not in self.threads:  # a thread the code under test started
+        number = self.numbers.get(thread)
+        if number is None:  # a thread the code under test started
+            number = self.numbers[thread] = len(self.threads)
             self.threads.append(thread)
-        return self.threads.index(thread)
+        return number
 
     def _observe(self) -> dict[int, tuple[object, ...]]:
         """Where each thread is (lock held), to tell which ones moved."""
-        seen: dict[int, tuple[object, ...]] = {}
+        core = self.core
         # Threads started since (adopted ones) too: moved by the step that started them.
-        for thread in [*self.threads, *self.core.managed]:
-            chain = self.core.chain(thread)
-            top = chain[-1] if chain else None
-            seen[self._index(thread)] = (
-                id(top), None if top is None else top.state, top is not None and top._parked,
-                self.core.terminated(thread))
+        for thread in core.managed:
+            if thread not in self.numbers:
+                self._index(thread)
+        seen: dict[int, tuple[object, ...]] = {}
+        records = core.records
+        for number, thread in enumerate(self.threads):
+            record = records.get(thread)
+            if record is not None and record.chain:
+                top = record.chain[-1]
+                seen[number] = (id(top), top._state, top._parked, core.terminated(thread))
+            else:
+                seen[number] = (id(None), None, False, core.terminated(thread))
         return seen
 
     def options(self) -> list[_Option]:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .transaction import Transaction
 
 _OWNER = re.compile(r"owner=(\d+)")
+_LOCK = type(threading.Lock())
 
 
 def resource(primitive: Any) -> Any:
@@ -51,7 +52,7 @@ def _real_lock(primitive: Any) -> Any:
 
 def _free_for(lock: Any, thread: threading.Thread) -> bool:
     """Whether *thread* would get the real *lock* without sleeping."""
-    if isinstance(lock, type(threading.Lock())):
+    if isinstance(lock, _LOCK):
         return not lock.locked()
     # An RLock tells its owner only in its repr (the same on 3.11 to 3.13).
     match = _OWNER.search(repr(lock))
@@ -68,7 +69,7 @@ def available(tx: Transaction) -> bool:
     kind = primitive._kind
     if kind == "Thread":  # an adopted thread's: a join goes once it ended
         return name != "join" or primitive._core.terminated(primitive._real)
-    if tx.state is State.STALLED:
+    if tx._state is State.STALLED:
         return _free_for(_real_lock(primitive), tx.thread)
     if name == "acquire":
         if not tx.call_args()[0]:  # blocking=False never sleeps
@@ -92,8 +93,9 @@ def ways(tx: Transaction) -> tuple[str, ...]:
     ever: ``("go",)``; for a call whose outcome depends on its timeout,
     ``("wait", "expire")`` (what it waits for comes in time, or its timeout
     runs out now); none while it cannot go on."""
-    if tx.state is not State.BLOCKED:
-        return ("go",) if tx.state is not State.STALLED or available(tx) else ()
+    state = tx._state
+    if state is not State.BLOCKED:
+        return ("go",) if state is not State.STALLED or available(tx) else ()
     can_go = available(tx)
     if not timed(tx):
         return ("go",) if can_go else ()
@@ -147,16 +149,27 @@ def _live(core: ScenarioCore) -> Iterator[threading.Thread]:
 def settled(core: ScenarioCore) -> bool:
     """Whether every live thread is parked or asleep for good: nothing will
     change until the scheduler acts."""
-    for thread in _live(core):  # every wait of a script asks: stop early
-        chain = core.chain(thread)
-        if not chain:
-            return False  # running between calls, or not started yet
-        top = chain[-1]
-        if top._parked:
-            continue
-        if top.state is not State.WAITING or wakes(core, top):
+    # _live(), inline, with each thread's record looked up once: every wait
+    # of a script and every step of an exploration asks, and stops early.
+    records, finished, managed = core.records, core.finished, core.managed
+    for thread in managed:
+        if thread not in finished:  # core.terminated(), for a managed thread
+            record = records.get(thread)
+            if record is None or not _settled_at(core, record.chain):
+                return False
+    for thread, record in records.items():
+        if record.chain and thread not in managed and not _settled_at(core, record.chain):
             return False
     return True
+
+
+def _settled_at(core: ScenarioCore, chain: list[Transaction]) -> bool:
+    """Whether a live thread with calls *chain* in flight is parked or
+    asleep for good."""
+    if not chain:
+        return False  # running between calls, or not started yet
+    top = chain[-1]
+    return top._parked or (top._state is State.WAITING and not wakes(core, top))
 
 
 class Settled(Signaled):
