@@ -138,38 +138,34 @@ def live(core: ScenarioCore) -> list[threading.Thread]:
 
 def _live(core: ScenarioCore) -> Iterator[threading.Thread]:
     """:func:`live`, one at a time: a look that stops early scans no further."""
-    for thread in core.managed:
-        if not core.terminated(thread):
-            yield thread
-    for thread, record in core.records.items():
-        if record.chain and thread not in core.managed:
-            yield thread
+    for thread, _ in _live_chains(core):
+        yield thread
+
+
+def _live_chains(core: ScenarioCore) -> Iterator[tuple[threading.Thread, list[Transaction]]]:
+    """Each live thread (see :func:`live`) with its calls in flight, each
+    thread's record looked up once: every wait of a script and every step of
+    an exploration asks."""
+    records, finished, managed = core.records, core.finished, core.managed
+    for thread in managed:
+        if thread not in finished:  # core.terminated(), for a managed thread
+            record = records.get(thread)
+            yield thread, record.chain if record is not None else []
+    for thread, record in records.items():
+        if record.chain and thread not in managed:
+            yield thread, record.chain
 
 
 def settled(core: ScenarioCore) -> bool:
     """Whether every live thread is parked or asleep for good: nothing will
     change until the scheduler acts."""
-    # _live(), inline, with each thread's record looked up once: every wait
-    # of a script and every step of an exploration asks, and stops early.
-    records, finished, managed = core.records, core.finished, core.managed
-    for thread in managed:
-        if thread not in finished:  # core.terminated(), for a managed thread
-            record = records.get(thread)
-            if record is None or not _settled_at(core, record.chain):
-                return False
-    for thread, record in records.items():
-        if record.chain and thread not in managed and not _settled_at(core, record.chain):
+    for _, chain in _live_chains(core):  # every wait of a script asks: stop early
+        if not chain:
+            return False  # running between calls, or not started yet
+        top = chain[-1]
+        if not top._parked and (top._state is not State.WAITING or wakes(core, top)):
             return False
     return True
-
-
-def _settled_at(core: ScenarioCore, chain: list[Transaction]) -> bool:
-    """Whether a live thread with calls *chain* in flight is parked or
-    asleep for good."""
-    if not chain:
-        return False  # running between calls, or not started yet
-    top = chain[-1]
-    return top._parked or (top._state is State.WAITING and not wakes(core, top))
 
 
 class Settled(Signaled):
@@ -187,8 +183,7 @@ class Settled(Signaled):
 
 def parked(core: ScenarioCore) -> list[Transaction]:
     """The live threads' parked calls, in thread order."""
-    return [chain[-1] for thread in live(core)
-            if (chain := core.chain(thread)) and chain[-1]._parked]
+    return [chain[-1] for _, chain in _live_chains(core) if chain and chain[-1]._parked]
 
 
 def choices(core: ScenarioCore) -> list[Transaction]:
