@@ -15,6 +15,7 @@ the very start of a scenario's exit waits for the exit (:class:`ExitGuard`).
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # (no stub: the C half of signal)
 import contextlib
 import dis
 import functools
@@ -33,8 +34,11 @@ def interrupts_held_back() -> Iterator[None]:
     the handler is a Python callable (Python's default one raising
     ``KeyboardInterrupt`` included); otherwise the block runs as it is.
     """
-    if threading.current_thread() is not threading.main_thread() \
-            or not callable(signal.getsignal(signal.SIGINT)):
+    # _signal's own functions: signal's wrappers turn every handler into an
+    # enum member on the way, which costs most of a hold-back (an
+    # exploration holds back a few per run).
+    previous = _signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
         yield
         return
     held: list[int] = []
@@ -42,13 +46,12 @@ def interrupts_held_back() -> Iterator[None]:
     def hold(signum: int, frame: FrameType | None) -> None:
         held.append(signum)
 
-    previous = signal.getsignal(signal.SIGINT)
     try:
         # Inside the try: an interrupt just before it leaves nothing to undo.
-        signal.signal(signal.SIGINT, hold)
+        _signal.signal(signal.SIGINT, hold)
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _signal.signal(signal.SIGINT, previous)
         if held:
             signal.raise_signal(signal.SIGINT)
 
