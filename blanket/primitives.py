@@ -573,7 +573,12 @@ class Event(Primitive):
                       call: Callable[..., Any], timeout: Any) -> Any:
         if tx is not None and _forever_or_positive(timeout, None) \
                 and not self._real.is_set():
-            return _sleep_in(core, tx, call, timeout)
+            woken = _sleep_in(core, tx, call, timeout)
+            # A thread given up while it slept was woken by setting the
+            # event (progress.abandon): it unwinds rather than run on as if
+            # the event had been set.
+            core.check_abandoned(tx.thread)
+            return woken
         return call(timeout)
 
     def _status(self) -> str:

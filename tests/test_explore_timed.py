@@ -84,6 +84,20 @@ class LoneTimedWaitTest(unittest.TestCase):
         self.assertIn("dfs: 1 distinct schedule(s), the whole space", str(result))
         self.assertEqual(result.runs, 2)  # the "in time" run, cut short
 
+    def test_the_run_cut_short_does_not_go_on_as_if_the_event_were_set(self) -> None:
+        # Before: the cut-short run woke the wait by setting the real event,
+        # and the thread ran on with True, though nothing set the event.
+        returns: list[bool] = []
+
+        def setup(scenario: Scenario) -> None:
+            event = scenario.Event()
+            scenario.thread(lambda: returns.append(event.wait(30)))
+
+        result = explore(setup)
+        ran(result)
+        self.assertEqual(result.runs, 2)
+        self.assertEqual(returns, [False])  # the expiry's; nothing from the cut run
+
 
 class TimedWaitWithSetterTest(unittest.TestCase):
     """A waits 30 s on an Event that B sets: the wait is set in time, expires
