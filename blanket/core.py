@@ -170,6 +170,11 @@ class ScenarioCore:
         #: ends wakes nobody, for its thread goes on running; the scheduler
         #: is woken when the thread parks, sleeps in a real primitive or ends.
         self.settling = False
+        #: An exploration's next step, taken by the thread whose park leaves
+        #: every thread settled (see blanket.explore._Run.carry_on), or None.
+        #: Called with the lock held and the parking call; returns the wakes
+        #: to deliver as that thread sleeps, or None: the scheduler decides.
+        self.on_settled: Callable[[Transaction], list[Parker] | None] | None = None
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -435,10 +440,17 @@ class ScenarioCore:
         """Sleep until the scheduler lets *tx* go from its current state, or
         the scenario is exited (lock held)."""
         tx._parked = True
-        claimed = self._claim()  # delivered as the sleep lets the lock go
+        # In an exploration the thread that settles everything takes the
+        # scheduler's next step itself: one hand-off per step at most, none
+        # when it lets its own call go.
+        settle = self.on_settled
+        claimed = settle(tx) if settle is not None else None
+        if claimed is None:
+            claimed = self._claim()  # delivered as the sleep lets the lock go
         parker = tx._parker
         # Every caller parks only while regulated, so the loop runs and the
-        # claimed wakes are delivered.
+        # claimed wakes are delivered, unless the call was let go at once
+        # (then nothing was claimed).
         assert parker is not None and self.regulated
         while tx._parked and self.regulated:
             parker.sleep(self.lock, -1, claimed)
@@ -585,12 +597,17 @@ class ScenarioCore:
         only wake again when the scheduler lets the GIL go; woken as the
         scheduler goes to sleep, it runs at once.
         """
+        self._deferred.append(self.let_go(tx))
+
+    def let_go(self, tx: Transaction) -> Parker:
+        """Let *tx* go from its park; return its thread's parker, its wake
+        claimed, for the caller to deliver once it lets the lock go (lock held)."""
         tx._parked = False
         parker = tx._parker
         assert parker is not None
         claimed = parker.claim()
         assert claimed, "a parked call's thread sleeps on its parker until woken"
-        self._deferred.append(parker)
+        return parker
 
     # -- entering and exiting -------------------------------------------------
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import progress, races
+from .affinity import one_cpu
 from .errors import StallError
 from .races import MEMORY, Race
 from .races import report as races_report
@@ -56,6 +57,7 @@ from .testcase import thread_names
 from .unseen import Unseen
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .parking import Parker
     from .scenario import Scenario
     from .transaction import Transaction
     from .watch import Site
@@ -193,22 +195,26 @@ class Exploration:
 
 # -- one run ------------------------------------------------------------------------
 
-@dataclass
 class _Option:
     """A parked call the scheduler may let go, and how: ``"go"``, or for a
     call whose outcome depends on time, ``"wait"`` (as if it had no
     timeout: what it waits for comes in time) or ``"expire"`` (its timeout
-    runs out now)."""
+    runs out now). (A plain class: every step makes one or two.)"""
 
-    thread: int
-    key: str
-    tx: Transaction
-    how: str = "go"
+    __slots__ = ("thread", "key", "tx", "how", "choice")
 
-    @property
-    def choice(self) -> int:
-        """The option's number in the search: two per thread."""
-        return 2 * self.thread + (self.how == "expire")
+    def __init__(self, thread: int, key: str, tx: Transaction, how: str = "go") -> None:
+        self.thread = thread
+        self.key = key
+        self.tx = tx
+        self.how = how
+        #: The option's number in the search: two per thread.
+        self.choice = 2 * thread + (how == "expire")
+
+
+#: What picks the option to take at each depth of a run: its index in the
+#: options, or None to cut the run short as one already covered.
+Chooser = Callable[[int, list[_Option], "_Run"], "int | None"]
 
 
 def _key(tx: Transaction) -> str:
@@ -234,7 +240,7 @@ _READ = f"{MEMORY}read:"
 class _Run:
     """One run of the scenario, with the scheduler's seat taken by a chooser."""
 
-    def __init__(self, setup: Setup, name: str, timeout: float,
+    def __init__(self, setup: Setup, name: str, timeout: float, choose: Chooser,
                  unseen: Unseen | None = None, racy: set[Site] | None = None,
                  parks: set[tuple[str, str, str]] | None = None,
                  runners: Runners | None = None) -> None:
@@ -269,7 +275,11 @@ class _Run:
             runners.reserve(len(self.threads))
         for thread, thread_name in zip(self.threads, thread_names(), strict=False):
             thread.name = thread_name
-        self.steps: list[Step] = []
+        #: What each step said of its call (see _what), whether it expired or
+        #: was disregarded, and the other threads it moved with where they
+        #: were then (see _observe): made into Steps only when asked for.
+        self.taken: list[tuple[tuple[str, str, str, str, str], bool, bool,
+                               list[tuple[int, tuple[object, ...]]]]] = []
         self.failure: tuple[str, str] | None = None
         #: Each step's thread, primitive and the other threads it moved.
         self.trace: list[tuple[int, str, tuple[int, ...]]] = []
@@ -281,13 +291,43 @@ class _Run:
         self.disregarded: set[Transaction] = set()
         #: Where each thread was when the last step settled (see _observe).
         self.seen: dict[int, tuple[object, ...]] | None = None
+        #: How many managed threads _observe has numbered.
+        self.known = 0
+        #: Each parked call's key (see _key), worked out once.
+        self.keys: dict[Transaction, str] = {}
+        #: Picks the option to take at each depth (None: cut the run short).
+        self.choose = choose
+        #: The number of steps chosen so far.
+        self.depth = 0
+        #: The step let go and not yet settled: its option, what it says of
+        #: its call (see _what), whether expired or disregarded, and where
+        #: the threads were before it.
+        self.going: tuple[_Option, tuple[str, str, str, str, str], bool, bool,
+                          dict[int, tuple[object, ...]]] | None = None
+        #: The options and the choice (or what the chooser raised) of a thread
+        #: that settled everything and left the step to the scheduler.
+        self.decided: tuple[list[_Option], int | BaseException | None] | None = None
+
+    @property
+    def steps(self) -> list[Step]:
+        """The steps of the run so far."""
+        return [_step(what, expired, disregarded, tuple(
+                    (self.threads[index].name,
+                     "waiting" if seen[1] is State.WAITING and not seen[2] else "parked")
+                    for index, seen in moved))
+                for what, expired, disregarded, moved in self.taken]
+
+    def marks(self, count: int | None = None) -> tuple[str, ...]:
+        """The marks of the first *count* steps (all by default): see :attr:`Step.mark`."""
+        return tuple(what[0] + "*" * expired for what, expired, _, _ in self.taken[:count])
 
     @staticmethod
     def _what(tx: Transaction) -> tuple[str, str, str, str, str]:
         """What a step letting *tx* go says of it, before anything moved:
         the thread, the call, the primitive, the state, where."""
-        return (tx.thread.name, f"{tx.spec.kind}.{tx.spec.name}", progress.name_of(tx.primitive),
-                tx.state.name, getattr(tx.primitive, "where", ""))
+        spec = tx.spec
+        return (tx.thread.name, f"{spec.kind}.{spec.name}", progress.name_of(tx.primitive),
+                tx._state._name_, getattr(tx.primitive, "where", ""))
 
     @staticmethod
     def describe(tx: Transaction, expired: bool = False, disregarded: bool = False) -> Step:
@@ -305,19 +345,24 @@ class _Run:
     def _observe(self) -> dict[int, tuple[object, ...]]:
         """Where each thread is (lock held), to tell which ones moved."""
         core = self.core
+        managed = core.managed
         # Threads started since (adopted ones) too: moved by the step that started them.
-        for thread in core.managed:
-            if thread not in self.numbers:
-                self._index(thread)
+        if len(managed) != self.known:
+            self.known = len(managed)
+            for thread in managed:
+                if thread not in self.numbers:
+                    self._index(thread)
         seen: dict[int, tuple[object, ...]] = {}
-        records = core.records
+        records, finished = core.records, core.finished
         for number, thread in enumerate(self.threads):
+            # core.terminated(), asked of a thread blanket did not start only.
+            ended = thread in finished or (thread not in managed and core.terminated(thread))
             record = records.get(thread)
             if record is not None and record.chain:
                 top = record.chain[-1]
-                seen[number] = (id(top), top._state, top._parked, core.terminated(thread))
+                seen[number] = (id(top), top._state, top._parked, ended)
             else:
-                seen[number] = (id(None), None, False, core.terminated(thread))
+                seen[number] = (id(None), None, False, ended)
         return seen
 
     def options(self) -> list[_Option]:
@@ -326,52 +371,125 @@ class _Run:
         if self.seen is None:  # else the step before waited for it
             core.wait([(None, progress.Settled())], None)
         with core.lock:
-            keyed = [(self._index(tx.thread), _key(tx), tx) for tx in progress.parked(core)]
-            self.pending = {index: key for index, key, _ in keyed}
-            return [_Option(index, key, tx, how)
-                    for index, key, tx in keyed for how in progress.ways(tx)]
+            return self._options()
+
+    def _options(self) -> list[_Option]:
+        """The calls that can be let go now (lock held, everything settled)."""
+        keys, pending, options = self.keys, {}, []
+        for tx in progress.parked(self.core):
+            index = self._index(tx.thread)
+            key = keys.get(tx)
+            if key is None:
+                key = keys[tx] = _key(tx)
+            pending[index] = key
+            for how in progress.ways(tx):
+                options.append(_Option(index, key, tx, how))
+        self.pending = pending
+        return options
+
+    def decide(self) -> tuple[list[_Option], int | None]:
+        """The calls that can be let go and the chooser's pick among them,
+        once everything has settled: the scheduler's, or those of the thread
+        that settled it last, when it left the decision to the scheduler."""
+        decided, self.decided = self.decided, None
+        if decided is None:
+            options = self.options()
+            return options, (self.choose(self.depth, options, self) if options else None)
+        options, chosen = decided
+        if isinstance(chosen, BaseException):
+            raise chosen  # the chooser's, in the worker that took the step
+        return options, chosen
 
     def step(self, option: _Option) -> None:
-        """Let *option*'s call go, and wait until nothing moves again."""
-        tx = option.tx
+        """Let *option*'s call go, and wait until nothing moves again (the
+        threads may take further steps meanwhile, see :meth:`carry_on`)."""
         core = self.core
+        with core.lock:
+            self._start(option)
+            core.defer_release(option.tx)  # woken as the scheduler goes to sleep
+            taken = len(self.trace)
+            while True:
+                try:
+                    core.wait_locked([(None, progress.Settled())], None)
+                    break
+                except StallError:
+                    if len(self.trace) != taken:  # steps taken meanwhile: not stalled
+                        taken = len(self.trace)
+                        continue
+                    # The step after which a thread ran off.
+                    assert self.going is not None
+                    what, expired, disregarded = self.going[1:4]
+                    self.taken.append((what, expired, disregarded, []))
+                    raise
+            if self.going is not None:  # else the thread that settled it ended it
+                self._end()
+
+    def carry_on(self, tx: Transaction) -> list[Parker] | None:
+        """The step a thread parking at *tx* takes in the scheduler's seat
+        when everything is settled (lock held; see
+        :attr:`blanket.core.ScenarioCore.on_settled`): the wakes to deliver
+        as it sleeps (none when it lets its own call go), or ``None`` when
+        the scheduler is to be woken: nothing is settled yet, or the run is
+        over or cut short, or the chooser raised."""
+        if self.going is None or not progress.settled(self.core):
+            return None
+        self._end()
+        options = self._options()
+        if not options:
+            self.decided = (options, None)
+            return None
+        try:
+            chosen = self.choose(self.depth, options, self)
+        except Exception as error:  # noqa: BLE001 - raised again by the scheduler
+            self.decided = (options, error)
+            return None
+        if chosen is None:
+            self.decided = (options, None)
+            return None
+        option = options[chosen]
+        self.depth += 1
+        self._start(option)
+        if option.tx is tx:
+            option.tx._parked = False
+            return []
+        return [self.core.let_go(option.tx)]
+
+    def _start(self, option: _Option) -> None:
+        """Let *option*'s call go but for the wake (lock held)."""
+        tx = option.tx
+        # Where the threads were when the step before settled, unless a
+        # thread the code under test started has been met since.
+        before = self.seen
+        if before is None or len(before) != len(self.threads):
+            before = self._observe()
         # A real timeout never runs: the run would depend on time.
         expired, disregarded = option.how == "expire", option.how == "wait"
-        with core.lock:
-            # Where the threads were when the step before settled, unless a
-            # thread the code under test started has been met since.
-            before = self.seen
-            if before is None or len(before) != len(self.threads):
-                before = self._observe()
-            what = self._what(tx)
-            if expired:
-                tx.expire()
-            elif disregarded:
-                tx.disregard()
-                self.disregarded.add(tx)
-            self.watch.epoch = len(self.trace)
-            # Woken as the scheduler goes to sleep: it finds the lock free.
-            core.defer_release(tx)
-            try:
-                core.wait_locked([(None, progress.Settled())], None)
-            except StallError:
-                # The step after which a thread ran off.
-                self.steps.append(_step(what, expired, disregarded, ()))
-                raise
-            self.seen = after = self._observe()
+        what = self._what(tx)
+        if expired:
+            tx.expire()
+        elif disregarded:
+            tx.disregard()
+            self.disregarded.add(tx)
+        self.watch.epoch = len(self.trace)
+        self.going = (option, what, expired, disregarded, before)
+
+    def _end(self) -> None:
+        """The step going on has settled: note it (lock held)."""
+        assert self.going is not None
+        option, what, expired, disregarded, before = self.going
+        self.going = None
+        self.seen = after = self._observe()
         moved = [(index, seen) for index, seen in after.items()
                  if index == option.thread or seen != before.get(index)]
         self.trace.append((option.thread, option.key,
                            tuple(index for index, _ in moved if index != option.thread)))
-        self.steps.append(_step(what, expired, disregarded, tuple(
-            (self.threads[index].name,
-             "waiting" if seen[1] is State.WAITING and not seen[2] else "parked")
-            for index, seen in moved)))
+        self.taken.append((what, expired, disregarded, moved))
 
     def finish(self) -> None:
         """Nothing can be let go: tear down, and say what went wrong."""
         core = self.core
         with core.lock:
+            core.on_settled = None
             remaining = progress.live(core)
             if any(tx in self.disregarded and tx.state is State.WAITING
                    for thread in remaining for tx in core.chain(thread)):
@@ -410,6 +528,7 @@ class _Run:
         """Tear down a run stopped half-way (a stall)."""
         core = self.core
         with core.lock:
+            core.on_settled = None
             progress.abandon(core, progress.live(core))
         try:
             self.scenario.__exit__(None, None, None)
@@ -426,8 +545,7 @@ def _step(what: tuple[str, str, str, str, str], expired: bool, disregarded: bool
     return Step(thread, call, primitive, state, expired, settled, disregarded, where)
 
 
-def _run(setup: Setup, name: str, timeout: float,
-         choose: Callable[[int, list[_Option], _Run], int | None],
+def _run(setup: Setup, name: str, timeout: float, choose: Chooser,
          unseen: Unseen | None = None, racy: set[Site] | None = None,
          parks: set[tuple[str, str, str]] | None = None,
          runners: Runners | None = None) -> _Run:
@@ -436,18 +554,20 @@ def _run(setup: Setup, name: str, timeout: float,
     sites of data races that park (``None``: nothing watched); *parks* are
     a replay's racy accesses, by meaning (see :attr:`blanket.watch.Watch.parks`);
     the managed threads run on *runners* when given (see :mod:`blanket.runners`)."""
-    run = _Run(setup, name, timeout, unseen, racy, parks, runners)
+    run = _Run(setup, name, timeout, choose, unseen, racy, parks, runners)
     run.scenario.__enter__()
+    run.core.on_settled = run.carry_on  # the threads are parked: none can call it yet
     try:
-        depth = 0
-        while options := run.options():
-            chosen = choose(depth, options, run)
+        while True:
+            options, chosen = run.decide()
+            if not options:
+                break
             if chosen is None:
                 run.redundant = True
                 run.abort()
                 return run
+            run.depth += 1
             run.step(options[chosen])
-            depth += 1
     except StallError as error:
         run.failure = ("stall", str(error))
         run.abort()
@@ -515,37 +635,46 @@ class _DepthFirst:
 
     def choose(self, depth: int, options: list[_Option], run: _Run) -> int | None:
         enabled = [(o.choice, o.key) for o in options]
-        pending = run.pending
-        if depth < len(self.stack):
-            node = self.stack[depth]
+        stack = self.stack
+        if depth < len(stack):
+            node = stack[depth]
             if node.enabled != enabled:
                 raise RuntimeError(
                     "the scenario is not deterministic: replaying the same choices "
                     f"gave other calls to choose from at step {depth + 1}")
         else:
-            parent = self.stack[-1] if self.stack else None
             sleep: dict[int, str] = {}
             previous, preemptions = None, 0
-            if parent is not None:
-                chosen = parent.key(parent.choice)
-                carried = {**parent.sleep, **{t: parent.key(t) for t in parent.done}}
+            if stack:
+                parent = stack[-1]
+                went = parent.choice // 2
+                chosen = parent.pending[went]
+                carried = parent.sleep
+                if parent.done:
+                    carried = {**carried, **{t: parent.key(t) for t in parent.done}}
                 sleep = {c: key for c, key in carried.items()
-                         if not _dependent(key, chosen) and c // 2 != parent.choice // 2}
-                previous = parent.choice // 2
+                         if c // 2 != went and not _dependent(key, chosen)}
+                previous = went
                 preemptions = parent.preemptions + parent.cost(parent.choice)
-            node = _Node(enabled, dict(pending), sleep, previous, preemptions)
-            candidates = [c for c, _ in enabled if c not in sleep and self._allowed(node, c)]
-            if not candidates:
+            node = _Node(enabled, dict(run.pending), sleep, previous, preemptions)
+            choice = None
+            for c, _ in enabled:
+                if c not in sleep and (self.bound is None or self._allowed(node, c)):
+                    if c // 2 == previous:  # going on: no preemption
+                        choice = c
+                        break
+                    if choice is None:
+                        choice = c
+            if choice is None:
                 return None  # every order from here was run already
-            going_on = [c for c in candidates if c // 2 == previous]
-            node.choice = (going_on or candidates)[0]
+            node.choice = choice
             # Both ways of a timed call: a run that lets it wait "in time" is
             # cut short when nothing comes, as covered by the expiry (see
             # _Run.finish), and one where something came does not make the
             # expiry's outcome; no race reversal need ask for it.
-            node.want(node.choice // 2)
-            self.stack.append(node)
-        return next(n for n, o in enumerate(options) if o.choice == node.choice)
+            node.want(choice // 2)
+            stack.append(node)
+        return [choice for choice, _ in enabled].index(node.choice)
 
     def analyse(self, steps: list[tuple[int, str, tuple[int, ...]]],
                 final: dict[int, str]) -> None:
@@ -780,12 +909,13 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("split_depth", split_depth, 1)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
-    runners = Runners()
-    try:
-        return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                       split_depth, timeout, name, races, runners)
-    finally:
-        runners.close()  # nothing left running, however the search ended
+    with one_cpu():  # a run's threads go one at a time: see blanket.affinity
+        runners = Runners()
+        try:
+            return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
+                           split_depth, timeout, name, races, runners)
+        finally:
+            runners.close()  # nothing left running, however the search ended
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
@@ -822,12 +952,12 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             run = _run(setup, title, timeout, search.choose, unseen,
                        racy, runners=runners)
             search.analyse(run.trace, run.pending)
-            prefix = [step.mark for step in run.steps[:split_depth]]
+            prefix = run.marks(split_depth)
             mine = _owner(prefix, count) == index
         result.runs += 1
-        length = max(length, len(run.steps))
+        length = max(length, len(run.taken))
         if mine and not run.redundant:
-            result.schedules.append(tuple(step.mark for step in run.steps))
+            result.schedules.append(run.marks())
         grown = False
         if racy is not None:
             found, sites = run.races()

@@ -153,9 +153,11 @@ class Runners:
         while len(self._idle) < 2 * count:
             self._idle.append(_Runner())
 
-    def start(self, thread: threading.Thread) -> None:
+    def start(self, thread: threading.Thread, wait: bool = True) -> None:
         """Start *thread* (``Thread.start``, with its checks) on the runner
-        that has waited longest (or on a new one if none waits)."""
+        that has waited longest (or on a new one if none waits); with *wait*
+        false, return without waiting for it to begin (the caller waits for
+        something it does later)."""
         if self._closed:
             raise RuntimeError("the exploration's runners are closed")
         if thread._started.is_set():  # type: ignore[attr-defined]
@@ -165,7 +167,8 @@ class Runners:
             threading._limbo[thread] = thread  # type: ignore[attr-defined]
         runner.exit.adopt(thread)
         runner.run(thread._bootstrap)  # type: ignore[attr-defined]
-        thread._started.wait()  # type: ignore[attr-defined]
+        if wait:
+            thread._started.wait()  # type: ignore[attr-defined]
 
     def close(self, timeout: float = 10.0) -> bool:
         """End the runners left over and wait (at most *timeout* seconds

@@ -40,11 +40,15 @@ class ManagedThread(threading.Thread):
     def start(self) -> None:
         """Start the thread: on one of its exploration's runners when it has
         them (see :mod:`blanket.runners`), else as ``threading`` does."""
-        runners = self._blanket_core.runners
+        core = self._blanket_core
+        runners = core.runners
         if runners is None:
             super().start()
         else:
-            runners.start(self)
+            # Started in turn on entry, it is waited for until it parks (see
+            # ScenarioCore.enter): waiting for it to begin first is one more
+            # hand-off for nothing.
+            runners.start(self, wait=not (core.start_in_turn and self in core.entering))
 
     def run(self) -> None:
         """Run the target; tell the scenario how it ended."""

@@ -8,12 +8,15 @@ import doctest
 import itertools
 import threading
 import unittest
+import unittest.mock
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import blanket
 from blanket import Scenario
+from blanket.core import ScenarioCore
+from blanket.errors import StallError
 from blanket.explore import Exploration, Failure, Step
 
 from .support import quiet_thread_errors, unchecked
@@ -255,6 +258,59 @@ class DepthFirst(unittest.TestCase):
         for thread in threads:
             thread.join(BOUND)
             self.assertFalse(thread.is_alive(), thread)
+
+    def test_a_difference_found_by_the_thread_that_takes_the_step_reaches_the_caller(
+            self) -> None:
+        # Past the first step the thread that settles everything chooses the
+        # next step itself (_Run.carry_on): what the chooser raises there is
+        # raised by explore, and the run is torn down as before.
+        runs = itertools.count()
+        threads: list[threading.Thread] = []
+
+        def changing_later(scenario: Scenario) -> None:
+            first, second = scenario.Lock(), scenario.Lock()
+            run = next(runs)
+
+            def sections() -> None:
+                with first:
+                    pass
+                with first if run == 0 else second:
+                    pass
+
+            threads.append(scenario.thread(sections))
+            threads.append(scenario.thread(sections))
+
+        with self.assertRaises(RuntimeError) as caught:
+            explore(changing_later)
+        self.assertIn("not deterministic", str(caught.exception))
+        self.assertRegex(str(caught.exception), r"at step ([2-9]|\d\d+)$")
+        for thread in threads:
+            thread.join(BOUND)
+            self.assertFalse(thread.is_alive(), thread)
+
+
+class StepsTakenByTheThreads(unittest.TestCase):
+    def test_a_run_is_no_stall_while_its_threads_take_steps(self) -> None:
+        # The scheduler sleeps while the threads take steps themselves
+        # (_Run.carry_on): its bound running out then is not a stall. Here
+        # the bound runs out (made to, once) after steps were taken.
+        real = ScenarioCore.wait_locked
+        ran_out: list[int] = []
+
+        def running_out(core: ScenarioCore, pairs: Any, timeout: Any, *args: Any) -> Any:
+            run = getattr(core.on_settled, "__self__", None)
+            taken = len(run.trace) if run is not None else 0
+            result = real(core, pairs, timeout, *args)
+            if run is not None and len(run.trace) > taken and not ran_out:
+                ran_out.append(len(run.trace) - taken)
+                raise StallError("the bound ran out", "(report)")
+            return result
+
+        with unittest.mock.patch.object(ScenarioCore, "wait_locked", running_out):
+            result = explore(two_sections)
+        self.assertTrue(result.ok, result)
+        self.assertEqual(result.count, 6)
+        self.assertEqual(len(ran_out), 1)
 
 
 class StartInTurn(unittest.TestCase):
