@@ -43,7 +43,7 @@ import traceback
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import progress, races
 from .affinity import one_cpu
@@ -325,9 +325,12 @@ class _Run:
     def _what(tx: Transaction) -> tuple[str, str, str, str, str]:
         """What a step letting *tx* go says of it, before anything moved:
         the thread, the call, the primitive, the state, where."""
-        spec = tx.spec
-        return (tx.thread.name, f"{spec.kind}.{spec.name}", progress.name_of(tx.primitive),
-                tx._state._name_, getattr(tx.primitive, "where", ""))
+        spec, primitive = tx.spec, cast(Any, tx.primitive)
+        # Only an access has a place (a primitive would look its attributes
+        # up on the real one first).
+        where = primitive.where if spec.kind == "Memory" else ""
+        return (tx.thread.name, f"{spec.kind}.{spec.name}", progress.name_of(primitive),
+                tx._state._name_, where)
 
     @staticmethod
     def describe(tx: Transaction, expired: bool = False, disregarded: bool = False) -> Step:

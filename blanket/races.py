@@ -97,11 +97,22 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
     sites: set[Site] = set()
     for (target_id, attribute), entries in seen.items():
         items = list(entries.items())
-        for a, a_name in items:
+        for i, (a, a_name) in enumerate(items):
             if not a[2]:
                 continue  # two reads never race: each pair has a write first
-            for b, b_name in items:
-                if a[0] == b[0] or _ordered(after, a, b) or _ordered(after, b, a):
+            for j, (b, b_name) in enumerate(items):
+                # Two writes are one pair, taken once.
+                if a[0] == b[0] or (b[2] and j < i):
+                    continue
+                # Only an access at an earlier epoch can happen before the
+                # other: a clock after step f knows of no step past f.
+                if a[3] < b[3]:
+                    ordered = _ordered(after, a, b)
+                elif b[3] < a[3]:
+                    ordered = _ordered(after, b, a)
+                else:
+                    ordered = _ordered(after, a, b) or _ordered(after, b, a)
+                if ordered:
                     continue
                 what = describe(targets[target_id], attribute, a[1])
                 first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
