@@ -23,6 +23,16 @@ which one is the strategy's choice:
 Real time never passes: a call whose outcome depends on its timeout is two
 choices, waited for in time or expired at once.
 
+The scheduler's seat is taken by whichever thread settles the run: the
+thread whose park leaves every thread parked or asleep for good makes the
+choice and lets the chosen call go itself (:meth:`_Run.carry_on`), so a
+step costs one hand-off between threads at most, and none when a thread
+goes on with its own call. The exploring thread lets the first step go,
+sleeps while the threads take steps, and takes the seat back when the
+settle comes another way (a thread ends, or sleeps in a real primitive),
+when no call can go, or when the chooser cuts the run short or raises.
+The threads of a run take turns on one CPU (:mod:`blanket.affinity`).
+
 A run fails when a thread raises, when the invariant fails, or when live
 threads remain and no call can be let go (a deadlock, reported as its
 wait-for cycle). The failure carries the schedule and the source of a
