@@ -15,6 +15,7 @@ import itertools
 import threading
 import unittest
 from collections.abc import Callable
+from typing import Any
 
 from blanket import Exploration, Scenario
 from blanket.primitives import Event
@@ -97,6 +98,29 @@ class LoneTimedWaitTest(unittest.TestCase):
         ran(result)
         self.assertEqual(result.runs, 2)
         self.assertEqual(returns, [False])  # the expiry's; nothing from the cut run
+
+    def test_nor_as_if_the_condition_were_notified(self) -> None:
+        # A cut-short run wakes a Condition's waiter as a notify would; the
+        # waiter takes its lock back through blanket, where it unwinds.
+        for wait in ((lambda cond: cond.wait(30)),
+                     (lambda cond: cond.wait_for(lambda: False, 30))):
+            returns: list[bool] = []
+
+            def setup(scenario: Scenario, wait: Any = wait, returns: list[bool] = returns
+                      ) -> None:
+                cond = scenario.Condition()
+
+                def waiter() -> None:
+                    with cond:
+                        returns.append(wait(cond))
+
+                scenario.thread(waiter)
+
+            with self.subTest(wait=wait):
+                result = explore(setup)
+                ran(result)
+                self.assertEqual(result.runs, 2)
+                self.assertEqual(returns, [False])
 
 
 class TimedWaitWithSetterTest(unittest.TestCase):
