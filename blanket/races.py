@@ -35,7 +35,9 @@ class Race:
 
     #: What both reach: ``Counter.count``, ``module.name``, ``dict``.
     what: str
-    #: Each side: ``(thread, "read" or "write", "file:line")``.
+    #: Each side: ``(thread, "read" or "write", "file:line")``, the file by
+    #: its module's path as steps name it (``shop/bank.py:12``, see
+    #: :attr:`blanket.watch.Site.place`): the same on every machine.
     first: tuple[str, str, str]
     second: tuple[str, str, str]
 
@@ -119,8 +121,8 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
                                        key=lambda side: (side[0], side[1].line or 0))
                 sites.update((a[1], b[1]))
                 races.setdefault((*first[:2], *second[:2], what), Race(
-                    what, (first[0], _verb(first[2]), first[1].where),
-                    (second[0], _verb(second[2]), second[1].where)))
+                    what, (first[0], _verb(first[2]), first[1].place),
+                    (second[0], _verb(second[2]), second[1].place)))
     return list(races.values()), sites
 
 

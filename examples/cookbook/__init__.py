@@ -19,6 +19,8 @@ code is explored exhaustively with no failure and no race.
 from pathlib import Path
 from types import ModuleType
 
+from blanket.watch import module_path
+
 
 def where(module: ModuleType, code: str) -> str:
     """``file:line`` of the first line of *module* that holds *code*: how a
@@ -26,4 +28,4 @@ def where(module: ModuleType, code: str) -> str:
     path = str(module.__file__)
     lines = Path(path).read_text().splitlines()
     number = next(n for n, line in enumerate(lines, 1) if code in line)
-    return f"{path}:{number}"
+    return f"{module_path(path, vars(module))}:{number}"
