@@ -301,13 +301,11 @@ class _Run:
         self.disregarded: set[Transaction] = set()
         #: Where each thread was when the last step settled (see _observe).
         self.seen: dict[int, tuple[object, ...]] | None = None
-        #: How many managed threads _observe has numbered.
-        self.known = 0
         #: Each parked call's key (see _key), worked out once.
         self.keys: dict[Transaction, str] = {}
         #: Picks the option to take at each depth (None: cut the run short).
         self.choose = choose
-        #: The number of steps chosen so far.
+        #: The number of steps let go so far.
         self.depth = 0
         #: The step let go and not yet settled: its option, what it says of
         #: its call (see _what), whether expired or disregarded, and where
@@ -358,24 +356,19 @@ class _Run:
     def _observe(self) -> dict[int, tuple[object, ...]]:
         """Where each thread is (lock held), to tell which ones moved."""
         core = self.core
-        managed = core.managed
         # Threads started since (adopted ones) too: moved by the step that started them.
-        if len(managed) != self.known:
-            self.known = len(managed)
-            for thread in managed:
-                if thread not in self.numbers:
-                    self._index(thread)
+        for thread in core.managed:
+            if thread not in self.numbers:
+                self._index(thread)
         seen: dict[int, tuple[object, ...]] = {}
-        records, finished = core.records, core.finished
+        records = core.records
         for number, thread in enumerate(self.threads):
-            # core.terminated(), asked of a thread blanket did not start only.
-            ended = thread in finished or (thread not in managed and core.terminated(thread))
             record = records.get(thread)
             if record is not None and record.chain:
                 top = record.chain[-1]
-                seen[number] = (id(top), top._state, top._parked, ended)
+                seen[number] = (id(top), top._state, top._parked, core.terminated(thread))
             else:
-                seen[number] = (id(None), None, False, ended)
+                seen[number] = (id(None), None, False, core.terminated(thread))
         return seen
 
     def options(self) -> list[_Option]:
@@ -420,14 +413,14 @@ class _Run:
         with core.lock:
             self._start(option)
             core.defer_release(option.tx)  # woken as the scheduler goes to sleep
-            taken = len(self.trace)
+            traced = len(self.trace)
             while True:
                 try:
                     core.wait_locked([(None, progress.Settled())], None)
                     break
                 except StallError:
-                    if len(self.trace) != taken:  # steps taken meanwhile: not stalled
-                        taken = len(self.trace)
+                    if len(self.trace) != traced:  # steps taken meanwhile: not stalled
+                        traced = len(self.trace)
                         continue
                     # The step after which a thread ran off.
                     assert self.going is not None
@@ -460,10 +453,9 @@ class _Run:
             self.decided = (options, None)
             return None
         option = options[chosen]
-        self.depth += 1
         self._start(option)
         if option.tx is tx:
-            option.tx._parked = False
+            tx._parked = False
             return []
         return [self.core.let_go(option.tx)]
 
@@ -485,6 +477,7 @@ class _Run:
             self.disregarded.add(tx)
         self.watch.epoch = len(self.trace)
         self.going = (option, what, expired, disregarded, before)
+        self.depth += 1
 
     def _end(self) -> None:
         """The step going on has settled: note it (lock held)."""
@@ -579,7 +572,6 @@ def _run(setup: Setup, name: str, timeout: float, choose: Chooser,
                 run.redundant = True
                 run.abort()
                 return run
-            run.depth += 1
             run.step(options[chosen])
     except StallError as error:
         run.failure = ("stall", str(error))
@@ -672,7 +664,7 @@ class _DepthFirst:
             node = _Node(enabled, dict(run.pending), sleep, previous, preemptions)
             choice = None
             for c, _ in enabled:
-                if c not in sleep and (self.bound is None or self._allowed(node, c)):
+                if c not in sleep and self._allowed(node, c):
                     if c // 2 == previous:  # going on: no preemption
                         choice = c
                         break

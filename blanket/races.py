@@ -106,15 +106,11 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
                 # Two writes are one pair, taken once.
                 if a[0] == b[0] or (b[2] and j < i):
                     continue
-                # Only an access at an earlier epoch can happen before the
-                # other: a clock after step f knows of no step past f.
-                if a[3] < b[3]:
-                    ordered = _ordered(after, a, b)
-                elif b[3] < a[3]:
-                    ordered = _ordered(after, b, a)
-                else:
-                    ordered = _ordered(after, a, b) or _ordered(after, b, a)
-                if ordered:
+                # Only the access at the earlier epoch can happen before the
+                # other (a clock after step f knows of no step past f; at one
+                # epoch neither does).
+                earlier, later = (a, b) if a[3] < b[3] else (b, a)
+                if _ordered(after, earlier, later):
                     continue
                 what = describe(targets[target_id], attribute, a[1])
                 first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
