@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import blanket
-from blanket import watch
+from blanket.exploration import watch
 
 
 class _Counter:

@@ -26,9 +26,10 @@ from .errors import (
                   ThreadOrderingError,
                   WorkerError,
 )
-from .explore import Exploration, Failure, Step, explore
+from .exploration.result import Exploration, Failure, Step
+from .exploration.search import explore
 from .inject import Injection, ThreadingView
-from .scenario import ManagedThread, Scenario
+from .scenario import Scenario
 from .signals import (
                   Action,
                   Blocked,
@@ -53,6 +54,7 @@ from .signals import (
 )
 from .states import State
 from .testcase import ScenarioTestCase
+from .threads import ManagedThread
 from .transaction import TimeoutState, Transaction
 
 #: blanket 1.0's name for the public type of transactions.

@@ -18,9 +18,9 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .checks import check_step, expect
 from .cycle import Cycle, let_go
-from .driving import check_step, expect
-from .primitives import Primitive, owner_of
+from .gate import Primitive, label, owner_of
 from .states import State
 from .transaction import Transaction
 
@@ -52,14 +52,14 @@ class PrimitiveAPI:
         self._primitive.name = value
 
     def _label(self) -> str:
-        return self._primitive._core.label(self._primitive)
+        return label(self._primitive)
 
     def _method_name(self, method: object) -> str:
         primitive = self._primitive
         owned = owner_of(method)
         if not (owned is not None and owned[0] is primitive and owned[1] in primitive._specs):
             raise ValueError(f"{method!r} is not a method of "
-                             f"{primitive._core.label(primitive)} (expected e.g. "
+                             f"{label(primitive)} (expected e.g. "
                              f"{primitive._kind.lower()}.wait or .acquire)")
         return owned[1]
 
@@ -116,7 +116,7 @@ class PrimitiveAPI:
         return self._each("revert", method, threads, State.BLOCKED, Transaction.revert)
 
     def __repr__(self) -> str:
-        return f"<blanket {type(self).__name__} for {self._primitive._core.label(self._primitive)}>"
+        return f"<blanket {type(self).__name__} for {label(self._primitive)}>"
 
 
 def script_threads(api: PrimitiveAPI, threads: tuple[object, ...], who: str, *,
@@ -159,7 +159,7 @@ class _LockHelpers(PrimitiveAPI):
         script_threads(self, (thread,) if acquirer is None else (thread, acquirer), "assign")
         if acquirer is None:
             if self._held():
-                raise ValueError(f"{core.label(primitive)} is held; name its holder "
+                raise ValueError(f"{label(primitive)} is held; name its holder "
                                  f"first: assign(holder, {thread.name!r})")
         else:
             let_go(core, expect(core, thread, primitive, "release", State.BLOCKED))
@@ -309,13 +309,13 @@ class BarrierAPI(PrimitiveAPI):
         script_threads(self, threads, "cycle", repeats=False)
         barrier = self._primitive
         if len(threads) != barrier._real.parties:
-            raise ValueError(f"a cycle of {self._primitive._core.label(barrier)} names "
+            raise ValueError(f"a cycle of {label(barrier)} names "
                              f"its {barrier._real.parties} parties, not {len(threads)}")
         if scheduler is not None:
             if not callable(scheduler):
                 raise TypeError(f"scheduler must be callable, not {scheduler!r}")
             if barrier._action is None:
-                raise ValueError(f"{self._primitive._core.label(barrier)} has no action "
+                raise ValueError(f"{label(barrier)} has no action "
                                  "for a scheduler to drive")
         return Cycle(barrier._core, barrier, threads, scheduler)
 

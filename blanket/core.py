@@ -25,34 +25,27 @@ import time
 import types
 import weakref
 from _thread import get_ident
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .errors import Abandoned, SchedulerError, StallError
+from .errors import Abandoned, SchedulerError
+from .gate import label
 from .holdback import interrupts_held_back
 from .log import Log
 from .parking import Parker, deliver_all
+from .report import format_report
 from .states import State
 from .transaction import CallSpec, Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .runners import Runners
-    from .signals import Signaled
-
-#: How often, in seconds, a wait looks again at a thread blanket did not
-#: start (nothing tells when such a thread ends).
-POLL_INTERVAL = 0.005
-
-#: The longest stretch, in seconds, that joining a thread waits with Ctrl-C
-#: held back (see :meth:`ScenarioCore.join`): how late it may come.
-JOIN_STRETCH = 0.05
+    from .exploration.runners import Runners
 
 # threading's table of the threads it knows, by ident.
 _active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-defined]
 
 # The profile functions that blanket's own bookkeeping of a call turns off
 # while it runs (see _unwatched): Python ones (an exploration's, see
-# blanket.unseen), and only on Python 3.11. There turning one off and on
+# blanket.exploration.unseen), and only on Python 3.11. There turning one off and on
 # costs two assignments; from 3.12 on it can re-instrument every function
 # (sys.monitoring), and a profiler written in C (cProfile) could not be put
 # back as it was.
@@ -143,19 +136,22 @@ class ScenarioCore:
         #: Threads the scheduler gave up on: their parks raise Abandoned.
         self.abandoned: set[threading.Thread] = set()
         self._counters: dict[str, itertools.count[int]] = {}
-        self._watchers: list[Parker] = []
-        self._spare: list[Parker] = []
-        # Wakes the scheduler let go of and delivers as it next sleeps.
-        self._deferred: list[Parker] = []
+        #: The parkers of the waits asleep in :mod:`blanket.waiting`: every
+        #: change wakes them.
+        self.watchers: list[Parker] = []
+        #: Parkers of finished waits, kept for the next ones.
+        self.spare: list[Parker] = []
+        #: Wakes the scheduler let go of and delivers as it next sleeps.
+        self.deferred: list[Parker] = []
         # A change the watchers have not been woken for yet. The worker's
         # path sets it while it keeps the lock a while longer and calls
         # changed() before letting the lock go: woken earlier, a watcher would
         # only wait for the lock on another core.
         self._pending = False
-        # Whether the wait being evaluated asked about a thread blanket did
-        # not start (see terminated()): it must look again before long.
-        self._polled = False
-        #: The managed threads the latest entry started (see undo_entry).
+        #: Whether the wait being evaluated asked about a thread blanket did
+        #: not start (see :meth:`terminated`): it must look again before long.
+        self.polled = False
+        #: The managed threads the latest entry started (see :func:`blanket.entry.undo_entry`).
         self.entering: list[threading.Thread] = []
         #: Whether entry starts the threads one at a time, each once the one
         #: before it is parked at its first call or has ended. An exploration
@@ -163,7 +159,7 @@ class ScenarioCore:
         #: steps overlap (on the free-threaded build they truly run at once).
         self.start_in_turn = False
         #: Threads started ahead of time that the managed threads run on (an
-        #: exploration's, see blanket.runners), or None: threads of their own.
+        #: exploration's, see blanket.exploration.runners), or None: threads of their own.
         self.runners: Runners | None = None
         #: Whether the scheduler only ever waits for every thread to settle
         #: (an exploration, see blanket.progress.Settled): then a call that
@@ -171,7 +167,7 @@ class ScenarioCore:
         #: is woken when the thread parks, sleeps in a real primitive or ends.
         self.settling = False
         #: An exploration's next step, taken by the thread whose park leaves
-        #: every thread settled (see blanket.explore._Run.carry_on), or None.
+        #: every thread settled (see blanket.exploration.run.Run.carry_on), or None.
         #: Called with the lock held and the parking call; returns the wakes
         #: to deliver as that thread sleeps, or None: the scheduler decides.
         self.on_settled: Callable[[Transaction], list[Parker] | None] | None = None
@@ -195,14 +191,6 @@ class ScenarioCore:
             for primitive in list(self.primitives):
                 primitive._pass_through(passthrough)
 
-    @staticmethod
-    def label(primitive: Any) -> str:
-        """How reports name *primitive*: the name it was given, or its label
-        and id."""
-        if primitive._name is not None:
-            return repr(primitive._name)
-        return f"{primitive._label} 0X{id(primitive):X}"
-
     def chain(self, thread: threading.Thread) -> list[Transaction]:
         """*thread*'s transactions in flight, outermost first."""
         record = self.records.get(thread)
@@ -212,9 +200,10 @@ class ScenarioCore:
         """Whether *thread* has finished (lock held).
 
         A managed thread says so itself as its target ends
-        (:class:`~blanket.scenario.ManagedThread`). A thread blanket did not
+        (:class:`~blanket.threads.ManagedThread`). A thread blanket did not
         start tells nobody when it ends, so a wait that asks about one looks
-        again every :data:`POLL_INTERVAL` seconds (see :meth:`wait_locked`)
+        again every :data:`~blanket.waiting.POLL_INTERVAL` seconds (see
+        :func:`~blanket.waiting.wait_locked`)
         instead of keeping a thread to join it.
         """
         if thread in self.finished:
@@ -228,13 +217,13 @@ class ScenarioCore:
         with interrupts_held_back():
             ended = thread.ident is not None and not thread.is_alive()
         if not ended:
-            self._polled = True
+            self.polled = True
         return ended
 
     def changed(self) -> None:
         """Something changed: wake everyone in ``scenario.wait``."""
         self._pending = False
-        for parker in self._watchers:
+        for parker in self.watchers:
             if parker._sleeping:  # what wake() checks first, without the call
                 parker.wake()
 
@@ -244,7 +233,7 @@ class ScenarioCore:
         waiting for it on another core."""
         self._pending = False
         # Parker.claim() on each, inline: this runs on every park.
-        claimed = [parker for parker in self._watchers if parker._sleeping]
+        claimed = [parker for parker in self.watchers if parker._sleeping]
         for parker in claimed:
             parker._sleeping = False
         return claimed
@@ -329,7 +318,7 @@ class ScenarioCore:
                 if thread is self.scheduler:
                     raise SchedulerError(
                         f"the scheduler thread {thread.name!r} called {spec.kind}."
-                        f"{spec.name} on {self.label(primitive)} inside the scenario; "
+                        f"{spec.name} on {label(primitive)} inside the scenario; "
                         "it would wait for itself. Use scenario.raw(primitive) to "
                         "call it unregulated.")
                 record = self.records.get(thread)
@@ -506,98 +495,15 @@ class ScenarioCore:
         self.records[tx.thread].chain.insert(0, tx)
         self.changed()
 
-    def wait(self, items: Iterable[tuple[object, Signaled]], timeout: float | None,
-             step: str | None = None, give_up: Iterable[threading.Thread] = ()
-             ) -> set[object]:
-        """Sleep until any token signals; return the items whose tokens did.
-
-        With *timeout* ``None`` the scenario's default bound applies and
-        running out of it raises :class:`StallError` with a report; an
-        explicit *timeout* raises plain ``TimeoutError``.
-
-        Within the default bound, a wait that nothing can end because the
-        threads are stuck in a wait-for cycle raises
-        :class:`~blanket.errors.DeadlockError` at once, naming the cycle,
-        its threads (and *give_up*'s) given up (see
-        :func:`blanket.progress.give_up`). *step* names the script step in
-        its message (by default, the wait and its tokens).
-        """
-        pairs = list(items)
-        with self.lock:
-            return self.wait_locked(pairs, timeout, step, give_up)
-
-    def wait_locked(self, pairs: list[tuple[object, Signaled]], timeout: float | None,
-                    step: str | None = None, give_up: Iterable[threading.Thread] = ()
-                    ) -> set[object]:
-        """:meth:`wait`, with the lock held (and still held on return).
-
-        Wakes the scheduler held back (:meth:`defer_release`) are delivered
-        as it goes to sleep, or on return if it does not sleep.
-        """
-        from . import progress  # (it needs the signals, which need this module)
-        parker: Parker | None = None
-        deadline = 0.0
-        cycle: list[threading.Thread] = []
-        settling_only = len(pairs) == 1 and type(pairs[0][1]) is progress.Settled
-        try:
-            while True:
-                self._polled = False
-                hit = set()
-                for item, token in pairs:
-                    if token.signalled(self):
-                        hit.add(item)
-                if hit:
-                    return hit
-                # The one check every wait of a script makes: the default
-                # bound is the script's; an explicit timeout is the user's
-                # own (it may check that a deadlocked call stays put). A
-                # thread blanket did not start may end by itself (_polled).
-                # A wait for progress.Settled alone has just been told that
-                # not every thread is settled: then none is deadlocked.
-                if timeout is None and not self._polled and not settling_only and (
-                        cycle := progress.deadlocked(self)):
-                    break
-                if parker is None:
-                    # Most waits of a script find what they wait for at
-                    # once; the rest sleep on a parker kept for reuse.
-                    bound = self.timeout if timeout is None else timeout
-                    deadline = time.monotonic() + bound
-                    # (Set only once it is a watcher, for the finally.)
-                    watcher = self._spare.pop() if self._spare else Parker()
-                    self._watchers.append(watcher)
-                    parker = watcher
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    waited = ", ".join(repr(token) for _, token in pairs)
-                    if timeout is not None:
-                        raise TimeoutError(
-                            f"scenario {self.name!r}: nothing of {waited} "
-                            f"signalled within {timeout} s")
-                    raise StallError(
-                        f"scenario {self.name!r} stalled: nothing of {waited} "
-                        f"signalled within {bound} s", self.report())
-                if self._polled:
-                    remaining = min(remaining, POLL_INTERVAL)
-                parker.sleep(self.lock, remaining, self._deferred)
-        finally:
-            if parker is not None:
-                self._watchers.remove(parker)
-                # Left armed (its permit empty): the next wait may reuse it.
-                self._spare.append(parker)
-            if self._deferred:  # the wait did not sleep
-                deliver_all(self._deferred)
-        waited = ", ".join(repr(token) for _, token in pairs)
-        raise progress.give_up(self, cycle, step or f"the wait for {waited}", give_up)
-
     def defer_release(self, tx: Transaction) -> None:
         """Let *tx* go from its park, but deliver the wake only when the
-        scheduler next sleeps in :meth:`wait_locked` (lock held).
+        scheduler next sleeps in :func:`~blanket.waiting.wait_locked` (lock held).
 
         With the GIL, a thread woken while the scheduler still runs would
         only wake again when the scheduler lets the GIL go; woken as the
         scheduler goes to sleep, it runs at once.
         """
-        self._deferred.append(self.let_go(tx))
+        self.deferred.append(self.let_go(tx))
 
     def let_go(self, tx: Transaction) -> Parker:
         """Let *tx* go from its park; return its thread's parker, its wake
@@ -609,149 +515,6 @@ class ScenarioCore:
         assert claimed, "a parked call's thread sleeps on its parker until woken"
         return parker
 
-    # -- entering and exiting -------------------------------------------------
-
-    def refuse_entered(self) -> None:
-        """``RuntimeError`` if the scenario is entered."""
-        with self.lock:
-            if self.regulated:
-                raise RuntimeError(f"scenario {self.name!r} is already entered")
-
-    def enter(self, before_start: Callable[[], None]) -> None:
-        """Become regulated with the calling thread as scheduler, call
-        *before_start* (the watched code goes in once calls park, before any
-        thread runs it), and start the managed threads not started yet. If
-        this fails part way, the caller undoes it with :meth:`undo_entry`."""
-        with self.lock:
-            self.refuse_entered()
-            self.reset()
-            self.entering = [thread for thread in self.managed if thread.ident is None]
-            self.scheduler = threading.current_thread()
-            self.regulated = True
-            self.pass_through(False)
-            self.changed()
-        before_start()
-        for thread in self.entering:
-            with interrupts_held_back():  # see blanket.holdback
-                thread.start()
-            if self.start_in_turn:
-                with self.lock:
-                    self._settle_started([thread])
-
-    def launch(self, thread: threading.Thread, start: Callable[[], None]) -> None:
-        """Start *thread* (a managed thread made while the scenario may be
-        running: an adopted one) by calling *start*; counted among the
-        managed threads, so waited for and joined at exit, if the scenario
-        is entered."""
-        with self.lock:
-            new = self.regulated and thread not in self.managed
-            if new:
-                self.managed[thread] = None
-        try:
-            with interrupts_held_back():  # see blanket.holdback
-                start()
-        except BaseException:
-            if new:  # never to run: nothing to wait for
-                with self.lock:
-                    del self.managed[thread]
-            raise
-
-    def undo_entry(self) -> None:
-        """Undo an :meth:`enter` of the calling thread that failed part way
-        (a thread could not start, an interrupt): the threads it started are
-        abandoned at their first call (it raises :class:`Abandoned`) and
-        joined, and the scenario is left not entered."""
-        self._give_back_lock()
-        with self.lock:
-            if self.scheduler is not threading.current_thread():
-                return  # it did not get as far, or another thread entered
-            started = [thread for thread in self.entering if self._launched(thread)]
-            self._settle_started(started)
-            self.abandoned.update(started)
-        self.unregulate()
-        self.join(started)
-
-    @staticmethod
-    def _launched(thread: threading.Thread) -> bool:
-        """Whether *thread* was started, even by a ``start()`` interrupted
-        before it saw the thread run (it is then waited for like the rest,
-        see :meth:`_settle_started`)."""
-        # threading's own bookkeeping: start() puts the thread in _limbo
-        # before launching it. (Not its _started event: an interrupt in
-        # start()'s wait on it can leave that event's lock held for good.)
-        return thread.ident is not None or thread in threading._limbo  # type: ignore[attr-defined]
-
-    def _settle_started(self, started: list[threading.Thread]) -> None:
-        """Wait (within the bound) until each of *started* is parked at its
-        first call or has ended (lock held), so that, abandoned, it stops
-        there instead of going on unregulated."""
-        from .signals import Terminated, to_token
-        for thread in started:
-            try:
-                self.wait_locked([(thread, to_token(thread)), (thread, Terminated(thread))],
-                                 None)
-            except StallError:  # a thread that makes no call: the join bounds it
-                pass
-
-    def _give_back_lock(self) -> None:
-        """Release the lock if the calling thread still holds it, which it
-        does on entering or exiting only if an interrupt kept a ``with``
-        from giving it back (on 3.11 an exception at a ``try`` statement's
-        own line skips the enclosing ``with``'s exit; on 3.13 one in a
-        comprehension inside the block can)."""
-        while self.lock._is_owned():  # type: ignore[attr-defined]
-            self.lock.release()
-
-    def unregulate(self) -> None:
-        """Close the drivers, stop regulating, and let every parked call go
-        (it finishes natively)."""
-        self._give_back_lock()
-        with self.lock:
-            try:
-                for driver in list(self.drivers.values()):
-                    driver._settle(driver.ACTIVE)
-            finally:
-                self.drivers.clear()
-                self.regulated = False
-                self.pass_through(not self.recording)
-                self.scheduler = None
-                for tx in self.active:
-                    tx._parked = False
-                # Every parked thread goes, even one whose wake an interrupted
-                # scheduler took on and never gave (see Parker.free); the
-                # wakes still held back are given by free() already.
-                self._deferred.clear()
-                for record in self.records.values():
-                    record.parker.free()
-                self.changed()
-
-    def join(self, threads: Iterable[threading.Thread]) -> list[threading.Thread]:
-        """Join the started *threads* within the default bound; return those
-        still alive. (A managed thread is not started when its scenario was
-        never entered.)"""
-        deadline = time.monotonic() + self.timeout
-        stuck = []
-        for thread in threads:
-            # Not started -- or launched by a start() an interrupt cut short
-            # in a way that keeps it from ever running (its _started event's
-            # lock left held): join() would raise RuntimeError.
-            if not thread._started.is_set():  # type: ignore[attr-defined]
-                continue
-            while True:
-                # Ctrl-C inside Thread.join or is_alive can make them take a
-                # live thread for ended (see blanket.holdback): held back in
-                # each stretch, it comes between two, within JOIN_STRETCH.
-                with interrupts_held_back():
-                    thread.join(max(0.0, min(deadline - time.monotonic(), JOIN_STRETCH)))
-                    alive = thread.is_alive()
-                if not alive:
-                    break
-                if time.monotonic() >= deadline:
-                    stuck.append(thread)
-                    break
-        return stuck
-
     def report(self) -> str:
         """Every thread's current call and state (lock held)."""
-        from .report import format_report
         return format_report(self)

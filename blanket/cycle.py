@@ -18,13 +18,16 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .driving import expect, run_to_end, settle
+from . import waiting
+from .checks import expect, settle
+from .gate import label
+from .script import run_to_end
 from .signals import Action, Reached
 from .states import State
 
 if TYPE_CHECKING:  # pragma: no cover
     from .core import ScenarioCore
-    from .primitives import Primitive
+    from .gate import Primitive
     from .transaction import Transaction
 
 
@@ -36,7 +39,7 @@ def let_go(core: ScenarioCore, tx: Transaction, pause: bool = False) -> None:
         tx.pause = True
     tx.unblock()
     if pause:
-        core.wait([(tx, Reached(tx, State.PAUSED))], None)
+        waiting.wait(core, [(tx, Reached(tx, State.PAUSED))], None)
     else:
         run_to_end(core, [tx])
         settle(core, tx.thread)
@@ -98,7 +101,7 @@ class Cycle:
             hold(core, tx, True)
             self._held[thread] = tx  # held from here: a failure lets it go
             tx.unblock()
-            core.wait([(tx, Reached(tx, State.WAITING))], None)
+            waiting.wait(core, [(tx, Reached(tx, State.WAITING))], None)
         if self._kind == "Barrier":
             tx = expect(core, opener, primitive, "wait", State.BLOCKED)
             hold(core, tx, True)
@@ -107,7 +110,7 @@ class Cycle:
             if scheduler is not None:
                 # The action runs inside the opener's wait, before anyone
                 # leaves the barrier; the scheduler callback drives its calls.
-                core.wait([(Action(tx), Action(tx)), (tx, Reached(tx, State.COMMITTED))],
+                waiting.wait(core, [(Action(tx), Action(tx)), (tx, Reached(tx, State.COMMITTED))],
                           None)
                 scheduler()
         else:
@@ -132,7 +135,7 @@ class Cycle:
                 tx = expect(core, thread, primitive, "wait", State.BLOCKED)
             self._held[thread] = tx
             tx.unblock()
-            core.wait([(tx, Reached(tx, State.WAITING))], None)
+            waiting.wait(core, [(tx, Reached(tx, State.WAITING))], None)
         tx = expect(core, opener, primitive, ("acquire", "notify", "notify_all"),
                     State.BLOCKED)
         if tx.spec.name == "acquire":
@@ -147,7 +150,7 @@ class Cycle:
         """Wait until every held call has reached *state* (or gone past it)."""
         for tx in self._held.values():
             if tx is not None:
-                self._core.wait([(tx, Reached(tx, state))], None)
+                waiting.wait(self._core, [(tx, Reached(tx, state))], None)
 
     def _next_release(self, thread: threading.Thread) -> Transaction | None:
         """*thread*'s next call, once it is parked, if that releases the
@@ -193,7 +196,7 @@ class Cycle:
         return list(threads)
 
     def _label(self) -> str:
-        return self._core.label(self._primitive)
+        return label(self._primitive)
 
     def wake(self, *threads: threading.Thread) -> Any:
         """Let the named held threads (or the first one) go, in order; each
@@ -237,7 +240,7 @@ class Cycle:
                 tx.unstall()
             else:
                 hold(core, tx, False)
-            core.wait([(end, Reached(end, State.PAUSED))], None)
+            waiting.wait(core, [(end, Reached(end, State.PAUSED))], None)
         return tuple(picked) if threads else picked[0]
 
     def __iter__(self) -> Iterator[threading.Thread]:

@@ -21,7 +21,8 @@ import dis
 import functools
 import signal
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from types import CodeType, FrameType
 
 
@@ -134,3 +135,35 @@ def first_offset(code: CodeType, *opnames: str) -> int:
     first ``with``."""
     return next(instruction.offset for instruction in dis.get_instructions(code)
                 if instruction.opname in opnames)
+
+
+#: The longest stretch, in seconds, that joining a thread waits with Ctrl-C
+#: held back (see :func:`join_threads`): how late it may come.
+JOIN_STRETCH = 0.05
+
+
+def join_threads(threads: Iterable[threading.Thread], timeout: float) -> list[threading.Thread]:
+    """Join the started *threads* within *timeout* seconds in all; return
+    those still alive. (A managed thread is not started when its scenario was
+    never entered.)"""
+    deadline = time.monotonic() + timeout
+    stuck = []
+    for thread in threads:
+        # Not started -- or launched by a start() an interrupt cut short
+        # in a way that keeps it from ever running (its _started event's
+        # lock left held): join() would raise RuntimeError.
+        if not thread._started.is_set():  # type: ignore[attr-defined]
+            continue
+        while True:
+            # Ctrl-C inside Thread.join or is_alive can make them take a
+            # live thread for ended (see blanket.holdback): held back in
+            # each stretch, it comes between two, within JOIN_STRETCH.
+            with interrupts_held_back():
+                thread.join(max(0.0, min(deadline - time.monotonic(), JOIN_STRETCH)))
+                alive = thread.is_alive()
+            if not alive:
+                break
+            if time.monotonic() >= deadline:
+                stuck.append(thread)
+                break
+    return stuck

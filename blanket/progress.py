@@ -4,7 +4,7 @@ can go on, who waits for whom.
 
 Everything here reads the real primitives' state with the scenario's lock
 held, while the workers that could change it are parked or asleep, so the
-answers do not race with them. The exploration (:mod:`blanket.explore`)
+answers do not race with them. The exploration (:mod:`blanket.exploration`)
 uses it to know when a step is over and what may come next, and the
 deadlock report names the cycle from it.
 """
@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .errors import DeadlockError
+from .holdback import join_threads
 from .report import holdings
 from .signals import Signaled
 from .states import State
@@ -263,7 +264,7 @@ def give_up(core: ScenarioCore, cycle: list[threading.Thread], step: str,
     if frees:
         core.lock.release()
         try:
-            core.join(given_up)
+            join_threads(given_up, core.timeout)
         finally:
             core.lock.acquire()
     return DeadlockError(f"scenario {core.name!r}: {step} cannot go on; {why}", report)

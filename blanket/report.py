@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from .gate import label
 from .states import State
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,7 +28,7 @@ _WHY = {
 def describe(core: ScenarioCore, tx: Transaction) -> str:
     """One line for one transaction: method, state and primitive."""
     why = _WHY.get(tx.state) if tx._parked or tx.state is State.WAITING else None
-    text = f"{tx.spec.kind}.{tx.spec.name} {tx.state.name} on {core.label(tx.primitive)}"
+    text = f"{tx.spec.kind}.{tx.spec.name} {tx.state.name} on {label(tx.primitive)}"
     return f"{text} ({why})" if why else text
 
 
@@ -72,7 +73,7 @@ def format_report(core: ScenarioCore) -> str:
     threads += [t for t in core.records if t not in core.managed and core.chain(t)]
     state = "entered" if core.regulated else "not entered"
     lines = [f"scenario {core.name!r} ({state}); threads:"]
-    labels = {id(p): core.label(p) for p in core.primitives}
+    labels = {id(p): label(p) for p in core.primitives}
     held = holdings(core)
     for thread in threads:
         lines.append(f"  {thread.name!r}: {thread_status(core, thread)}")

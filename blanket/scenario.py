@@ -8,63 +8,23 @@ import types
 from collections.abc import Callable, Iterator, Mapping, Set
 from typing import Any
 
-from . import driving, primitives, progress
+from . import checks, driving, entry, primitives, progress, script, waiting
 from .api import API_CLASSES, PrimitiveAPI
 from .core import ScenarioCore
 from .errors import DeadlockError, StallError, WorkerError
-from .holdback import ExitGuard, interrupts_held_back
+from .exploration.adopt import makers
+from .exploration.watch import Watch
+from .gate import Primitive, label
+from .holdback import ExitGuard, interrupts_held_back, join_threads
 from .inject import Injection
 from .log import Log
-from .primitives import Primitive
 from .seconds import check_seconds
 from .signals import to_token
+from .threads import ManagedThread
 from .timeline import format_timeline
 from .transaction import Transaction
-from .watch import Watch
 
 _numbers = itertools.count(1)
-
-
-class ManagedThread(threading.Thread):
-    """A thread made by ``scenario.thread``: started on entry, joined on exit.
-
-    Its scenario learns when it ends (``Terminated`` signals at once) and
-    which exception, if any, it died of.
-    """
-
-    def __init__(self, core: ScenarioCore, target: Callable[..., Any],
-                 args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        super().__init__(target=target, args=args, kwargs=kwargs, daemon=True)
-        self._blanket_core = core
-
-    def start(self) -> None:
-        """Start the thread: on one of its exploration's runners when it has
-        them (see :mod:`blanket.runners`), else as ``threading`` does."""
-        core = self._blanket_core
-        runners = core.runners
-        if runners is None:
-            super().start()
-        else:
-            # Started in turn on entry, it is waited for until it parks (see
-            # ScenarioCore.enter): waiting for it to begin first is one more
-            # hand-off for nothing.
-            runners.start(self, wait=not (core.start_in_turn and self in core.entering))
-
-    def run(self) -> None:
-        """Run the target; tell the scenario how it ended."""
-        core = self._blanket_core
-        try:
-            super().run()
-        except BaseException as exc:
-            with core.lock:
-                if self in core.abandoned:  # torn down on purpose
-                    return
-                core.errors[self] = exc
-            raise
-        finally:
-            with core.lock:
-                core.finished.add(self)
-                core.changed()
 
 
 class _Handles(Mapping[Primitive, Any]):
@@ -187,7 +147,7 @@ class Scenario:
     def adopt(self) -> bool:
         """Whether the threads and primitives that watched code makes with
         ``threading`` (``threading.Thread``, ``threading.Lock()``, ...) are
-        this scenario's (see :mod:`blanket.adopt`). Setting it true watches
+        this scenario's (see :mod:`blanket.exploration.adopt`). Setting it true watches
         the targets of :meth:`thread` too, as an exploration does."""
         return bool(self._watch.makers)
 
@@ -197,7 +157,6 @@ class Scenario:
             raise TypeError(f"adopt is True or False, not {value!r}")
         self._watch.makers = {}
         if value:
-            from .adopt import makers
             self._watch.makers = makers(self._core, {
                 kind: getattr(self, kind) for kind in primitives.KINDS})
             self._watch.follow_threads = True
@@ -277,7 +236,7 @@ class Scenario:
         if not isinstance(primitive, Primitive):
             raise TypeError(f"expected a blanket primitive, not {primitive!r}")
         if not self._owns(primitive):
-            raise ValueError(f"{self._core.label(primitive)} belongs to another scenario "
+            raise ValueError(f"{label(primitive)} belongs to another scenario "
                              f"than {self.name!r}")
         return primitive
 
@@ -342,8 +301,8 @@ class Scenario:
         if timeout is not None:
             timeout = check_seconds(timeout, "scenario.wait's timeout", zero=True)
         pairs = [(item, to_token(item)) for item in items]
-        driving.check_step(self._core, "scenario.wait", tokens=[t for _, t in pairs])
-        return self._core.wait(pairs, timeout)
+        checks.check_step(self._core, "scenario.wait", tokens=[t for _, t in pairs])
+        return waiting.wait(self._core, pairs, timeout)
 
     # -- the middle level ---------------------------------------------------------
 
@@ -370,7 +329,7 @@ class Scenario:
         side (a thread a :class:`~blanket.Driver` keeps is refused first,
         :class:`~blanket.CompetingDriversError`).
         """
-        return driving.park(self._core, args, wait)
+        return script.park(self._core, args, wait)
 
     def skip(self, *args: Any, wait: bool = False) -> dict[threading.Thread, Transaction]:
         """Let each thread make the named calls, in order.
@@ -386,7 +345,7 @@ class Scenario:
         (``TypeError``) or a thread a :class:`~blanket.Driver` keeps
         (:class:`~blanket.CompetingDriversError`) is refused before any call goes.
         """
-        return driving.skip(self._core, args, wait)
+        return script.skip(self._core, args, wait)
 
     def finish(self, *threads: threading.Thread) -> None:
         """Let every call of each thread go until the thread terminates.
@@ -402,20 +361,20 @@ class Scenario:
         for thread in threads:
             if not isinstance(thread, threading.Thread):
                 raise TypeError(f"finish takes threads, not {thread!r}")
-        driving.finish(self._core, threads)
+        script.finish(self._core, threads)
 
     # -- entering and exiting ---------------------------------------------------
 
     def __enter__(self) -> Scenario:
         core = self._core
-        core.refuse_entered()
+        entry.refuse_entered(core)
         try:
-            core.enter(self._watch.install)
+            entry.enter(core, self._watch.install)
             self._guard.install()
             return self
         except BaseException:
-            # All or nothing: see ScenarioCore.undo_entry.
-            core.undo_entry()
+            # All or nothing: see blanket.entry.undo_entry.
+            entry.undo_entry(core)
             self._watch.restore()
             self._guard.restore()
             raise
@@ -425,13 +384,13 @@ class Scenario:
         # the guard's with to end (see blanket.holdback.ExitGuard).
         with self._guard:
             try:
-                self._core.unregulate()
-                stuck = self._core.join(list(self._core.managed))
+                entry.unregulate(self._core)
+                stuck = join_threads(list(self._core.managed), self._core.timeout)
             except BaseException:
                 # Interrupted while exiting (Ctrl-C pressed twice, say): finish
                 # the exit, so that no thread stays parked, then let it go on.
-                self._core.unregulate()
-                self._core.join(list(self._core.managed))
+                entry.unregulate(self._core)
+                join_threads(list(self._core.managed), self._core.timeout)
                 raise
             finally:
                 self._watch.restore()
@@ -480,7 +439,7 @@ class Scenario:
         ``dict``, ``set`` and ``deque``) while the scenario is entered.
         A target is a function, a method, a class (its functions) or a
         module (the functions and classes defined in it); see
-        :mod:`blanket.watch`. The original code is back once the scenario
+        :mod:`blanket.exploration.watch`. The original code is back once the scenario
         exits."""
         self._watch.add(*targets)
 

@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from .core import ScenarioCore
-from .primitives import Primitive, owner_of
+from .gate import Primitive, label, owner_of
 from .states import State
 from .transaction import Transaction
 
@@ -46,7 +46,7 @@ def _name(item: object) -> str:
     if owned is not None:
         return f"{owned[0]._kind}.{owned[1]}"
     if isinstance(item, Primitive):
-        return ScenarioCore.label(item)
+        return label(item)
     return repr(item)
 
 
@@ -270,7 +270,7 @@ class Raised(TransactionState):
 
 # -- the plain items wait() accepts, as tokens ------------------------------------
 
-class _Active(Signaled):
+class Active(Signaled):
     """A thread item: signals while the thread has a transaction."""
 
     __slots__ = ()
@@ -347,7 +347,7 @@ def to_token(item: object) -> Signaled:
     if isinstance(item, Signaled):
         return item
     if isinstance(item, threading.Thread):
-        return _Active(item)
+        return Active(item)
     if isinstance(item, Transaction):
         return _Done(item)
     if owner_of(item) is not None:

@@ -12,33 +12,28 @@ running or one that died of an exception.
 
 from __future__ import annotations
 
-import itertools
-import string
 import threading
 import unittest
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import progress
+from . import progress, waiting
 from .errors import death_notice
+from .exploration.reproduce import replay
+from .exploration.result import Exploration, Step
+from .exploration.search import explore
+from .gate import label
+from .holdback import join_threads
 from .scenario import Scenario
 from .seconds import check_seconds
 from .states import State
+from .threads import thread_names
 from .timeline import format_timeline
 from .transaction import Transaction
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
-    from .explore import Exploration, Step
-
-
-def thread_names() -> Iterator[str]:
-    """"A", "B", ... "Z", then "A1", "B1", ...: blanket's naming convention."""
-    yield from string.ascii_uppercase
-    for round_ in itertools.count(1):  # pragma: no branch - endless
-        for letter in string.ascii_uppercase:
-            yield f"{letter}{round_}"
 
 
 class ScenarioTestCase(unittest.TestCase):
@@ -111,7 +106,6 @@ class ScenarioTestCase(unittest.TestCase):
         which takes the same *options*); fail the test with the failing
         schedule and a ready-to-paste test replaying it if one fails.
         Returns the :class:`~blanket.Exploration` otherwise."""
-        from .explore import explore
         options.setdefault("timeout", self.stall_timeout)
         result = explore(setup, **options)
         if result.failure is not None:
@@ -121,14 +115,13 @@ class ScenarioTestCase(unittest.TestCase):
     def replay(self, setup: Callable[[Scenario], Callable[[], object] | None],
                schedule: Sequence[Step | str], *, races: str = "off") -> None:
         """Replay *schedule* on the scenario *setup* describes (see
-        :func:`blanket.reproduce.replay`: its steps go while the calls match
+        :func:`blanket.exploration.reproduce.replay`: its steps go while the calls match
         them, then the threads finish by a fixed rule), and fail the test if
         the run fails as an exploration's would: a thread raised, the threads
         deadlocked, or the invariant failed; with ``races="fail"``, also when
         two accesses of the run race. The tests :func:`blanket.explore`
         writes for a failure call this (a race failure's with
         ``races="fail"``), so they pass once the bug is fixed."""
-        from .reproduce import replay
         result = replay(setup, schedule, timeout=self.stall_timeout,
                         name=self._testMethodName, races=races)
         if result.failure is not None:
@@ -142,7 +135,7 @@ class ScenarioTestCase(unittest.TestCase):
         :class:`~blanket.Abandoned`) so that cleanup can join them."""
         scenario = self.scenario
         core = scenario._core
-        core.wait([(None, progress.Settled())], None)
+        waiting.wait(core, [(None, progress.Settled())], None)
         with core.lock:
             remaining = progress.live(core)
             if not remaining or progress.choices(core):
@@ -162,7 +155,7 @@ class ScenarioTestCase(unittest.TestCase):
                 scenario.__exit__(None, None, None)
         finally:
             scenario.close_injections()
-        stuck = core.join(list(core.managed))
+        stuck = join_threads(list(core.managed), core.timeout)
         problems = []
         never_ran = [thread for thread in core.managed if thread.ident is None]
         if never_ran and self.threads_must_run and self._blanket_method_returned:
@@ -213,7 +206,7 @@ class ScenarioTestCase(unittest.TestCase):
         actual = [tx.thread for tx in self.scenario.log
                   if tx.primitive is primitive and tx.spec.name == "acquire"
                   and tx.succeeded]
-        self._compare(f"order of acquisitions of {self.scenario._core.label(primitive)}",
+        self._compare(f"order of acquisitions of {label(primitive)}",
                       threads, actual, msg)
 
     def assertTransactionState(self, tx: Transaction, state: State, msg: Any = None) -> None:

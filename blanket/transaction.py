@@ -14,6 +14,7 @@ import types
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .gate import label
 from .states import State
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -344,7 +345,7 @@ class Transaction:
                 parts.append(f"{name}={value!r}")
         if self.parent is not None:
             parts.append(f"depth={self.depth}")
-        parts.append(f"for {self._core.label(self.primitive)}>")
+        parts.append(f"for {label(self.primitive)}>")
         return " ".join(parts)
 
 

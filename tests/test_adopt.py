@@ -1,4 +1,4 @@
-"""blanket.adopt: the threads and primitives watched code makes with
+"""blanket.exploration.adopt: the threads and primitives watched code makes with
 ``threading`` are the scenario's inside an exploration (and in a scenario
 that adopts); nothing is patched outside, a Thread subclass and code not
 watched are still named as not seen, and injection works beside it."""
@@ -14,12 +14,13 @@ from typing import Any
 
 import blanket
 import blanket.core
-from blanket import Scenario, watch
-from blanket.adopt import AdoptedThread
-from blanket.reproduce import replay
+from blanket import Scenario, entry
+from blanket.exploration import watch
+from blanket.exploration.adopt import AdoptedThread
+from blanket.exploration.reproduce import replay
+from blanket.exploration.unseen import Unseen
 from blanket.signals import Terminated
 from blanket.states import State
-from blanket.unseen import Unseen
 
 from .support import unchecked
 from .test_explore import BOUND, explore
@@ -403,7 +404,7 @@ class PlainScenario(unittest.TestCase):
         with scenario:
             thread = AdoptedThread(core, name="never")
             with self.assertRaises(RuntimeError):
-                core.launch(thread, cannot_start)
+                entry.launch(core, thread, cannot_start)
             self.assertNotIn(thread, scenario.managed)
             thread.start()
             with self.assertRaisesRegex(RuntimeError, "threads can only be started once"):

@@ -1,4 +1,4 @@
-"""An exploration's threads on one CPU (blanket.affinity): the threads of its
+"""An exploration's threads on one CPU (blanket.exploration.affinity): the threads of its
 runs are kept on the CPU the exploration started on, and the caller gets its
 CPUs back however the exploration ends."""
 
@@ -10,7 +10,7 @@ import unittest
 from unittest import mock
 
 import blanket
-from blanket import affinity
+from blanket.exploration import affinity
 
 _PINNABLE = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) > 1
 _NEEDS = "needs os.sched_setaffinity and more than one CPU"

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import blanket
-from blanket import Scenario
+from blanket import Scenario, waiting
 from blanket.core import ScenarioCore
 from blanket.errors import StallError
-from blanket.explore import Exploration, Failure, Step
+from blanket.exploration.result import Exploration, Failure, Step
 
 from .support import quiet_thread_errors, unchecked
 
@@ -262,7 +262,7 @@ class DepthFirst(unittest.TestCase):
     def test_a_difference_found_by_the_thread_that_takes_the_step_reaches_the_caller(
             self) -> None:
         # Past the first step the thread that settles everything chooses the
-        # next step itself (_Run.carry_on): what the chooser raises there is
+        # next step itself (Run.carry_on): what the chooser raises there is
         # raised by explore, and the run is torn down as before.
         runs = itertools.count()
         threads: list[threading.Thread] = []
@@ -292,9 +292,9 @@ class DepthFirst(unittest.TestCase):
 class StepsTakenByTheThreads(unittest.TestCase):
     def test_a_run_is_no_stall_while_its_threads_take_steps(self) -> None:
         # The scheduler sleeps while the threads take steps themselves
-        # (_Run.carry_on): its bound running out then is not a stall. Here
+        # (Run.carry_on): its bound running out then is not a stall. Here
         # the bound runs out (made to, once) after steps were taken.
-        real = ScenarioCore.wait_locked
+        real = waiting.wait_locked
         ran_out: list[int] = []
 
         def running_out(core: ScenarioCore, pairs: Any, timeout: Any, *args: Any) -> Any:
@@ -306,7 +306,7 @@ class StepsTakenByTheThreads(unittest.TestCase):
                 raise StallError("the bound ran out", "(report)")
             return result
 
-        with unittest.mock.patch.object(ScenarioCore, "wait_locked", running_out):
+        with unittest.mock.patch.object(waiting, "wait_locked", running_out):
             result = explore(two_sections)
         self.assertTrue(result.ok, result)
         self.assertEqual(result.count, 6)

@@ -12,7 +12,7 @@ from typing import Any
 
 import blanket
 from blanket import Scenario
-from blanket.explore import _owner
+from blanket.exploration.search import _owner
 
 from . import explore_bugs, race_bugs
 from .support import quiet_thread_errors

@@ -18,8 +18,8 @@ from typing import Any
 
 import blanket
 from blanket import Scenario
+from blanket.exploration.unseen import Unseen
 from blanket.primitives import _wait_for
-from blanket.unseen import Unseen
 
 from .support import unchecked
 from .test_explore import BOUND, explore, two_sections

@@ -20,6 +20,7 @@ from typing import Any
 from unittest import mock
 
 import blanket
+from blanket import waiting
 from blanket.driving import Driver
 
 from .test_high_level_support import BOUND, HighLevelTestCase, new_scenario, spawn, spawn_each
@@ -65,8 +66,7 @@ def interrupted(thread: threading.Thread) -> Iterator[None]:
 def interrupted_wait(scenario: blanket.Scenario) -> Iterator[None]:
     """Raise KeyboardInterrupt in the scheduler's first wait on *scenario*
     (the call it waits for was let go)."""
-    core = scenario._core
-    with mock.patch.object(core, "wait", side_effect=KeyboardInterrupt) as wait:
+    with mock.patch.object(waiting, "wait", side_effect=KeyboardInterrupt) as wait:
         yield
     wait.assert_called_once()
 

@@ -19,10 +19,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
+from unittest import mock
 
 import blanket
+from blanket import entry
+from blanket.core import ScenarioCore
 from blanket.parking import Parker
-from blanket.scenario import ManagedThread
+from blanket.threads import ManagedThread
 
 from .support import arrive, spawn, unchecked
 
@@ -196,7 +199,7 @@ class InterruptedSchedulerTests(unittest.TestCase):
                 tx = arrive(self.scenario, self.A)
                 with core.lock:
                     core.defer_release(tx)
-                    core._deferred.clear()
+                    core.deferred.clear()
                 raise KeyboardInterrupt
         self.assertExitedPromptly(started)
 
@@ -458,15 +461,13 @@ class EntryTests(unittest.TestCase):
         self.assertIsNone(self.B.ident)
 
     def test_interrupt_once_every_thread_started(self) -> None:
-        core = self.scenario._core
-        real_enter = core.enter
+        real_enter = entry.enter
 
-        def enter(before_start: Callable[[], None]) -> None:
-            real_enter(before_start)
+        def enter(core: ScenarioCore, before_start: Callable[[], None]) -> None:
+            real_enter(core, before_start)
             raise KeyboardInterrupt
 
-        core.enter = enter  # type: ignore[method-assign]
-        with self.assertRaises(KeyboardInterrupt):
+        with mock.patch.object(entry, "enter", enter), self.assertRaises(KeyboardInterrupt):
             with self.scenario:
                 self.fail("not reached")  # pragma: no cover
         self.assertIn("not entered", repr(self.scenario))
@@ -593,7 +594,7 @@ class EntryTests(unittest.TestCase):
 
     def test_undo_of_an_entry_that_did_not_happen(self) -> None:
         # Another thread's entry (or none) is not undone.
-        self.scenario._core.undo_entry()
+        entry.undo_entry(self.scenario._core)
         self.assertIn("not entered", repr(self.scenario))
 
 

@@ -7,7 +7,7 @@ import threading
 import unittest
 
 import blanket
-from blanket import State
+from blanket import State, waiting
 from blanket.parking import Parker
 
 
@@ -91,7 +91,7 @@ class DeferredRelease(unittest.TestCase):
             with core.lock:
                 core.defer_release(tx)
                 # Signals at once: the call is still BLOCKED, just not parked.
-                hit = core.wait_locked([(tx, blanket.Reached(tx, State.BLOCKED))], None)
+                hit = waiting.wait_locked(core, [(tx, blanket.Reached(tx, State.BLOCKED))], None)
             self.assertEqual(hit, {tx})
             # Woken: the acquire runs to its end without anything else letting it go.
             self.assertIn(tx, scenario.wait(tx, timeout=10))

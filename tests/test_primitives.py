@@ -775,7 +775,7 @@ class SwitchedMethods(unittest.TestCase):
             for name in primitive._direct:
                 with self.subTest(kind=kind, name=name):
                     method = getattr(primitive, name)
-                    self.assertIsInstance(method, blanket.primitives.SwitchedMethod)
+                    self.assertIsInstance(method, blanket.gate.SwitchedMethod)
                     self.assertEqual(method.func, getattr(real, name))
                     self.assertIs(method.__self__, primitive)
                     self.assertEqual(method.__name__, name)

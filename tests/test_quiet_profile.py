@@ -1,5 +1,5 @@
 """blanket's own bookkeeping of a call runs with the thread's Python profile
-function off on Python 3.11 (an exploration's, see blanket.unseen, would
+function off on Python 3.11 (an exploration's, see blanket.exploration.unseen, would
 otherwise run at every call and return of it); the profile function sees
 the code under test, and is back after every call."""
 

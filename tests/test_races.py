@@ -10,8 +10,10 @@ import unittest
 from collections.abc import Callable
 
 import blanket
-from blanket import Scenario, races
-from blanket.explore import Step, _dependent
+from blanket import Scenario
+from blanket.exploration import races
+from blanket.exploration.result import Step
+from blanket.exploration.run import dependent
 
 from . import race_bugs
 from .support import quiet_thread_errors, unchecked
@@ -184,12 +186,12 @@ def readers_and_writer(scenario: Scenario) -> None:
 
 class Dependence(unittest.TestCase):
     def test_two_reads_commute(self) -> None:
-        self.assertFalse(_dependent("memory:read:Box.value", "memory:read:Box.value"))
-        self.assertTrue(_dependent("memory:write:Box.value", "memory:write:Box.value"))
-        self.assertTrue(_dependent("memory:read:Box.value", "memory:write:Box.value"))
-        self.assertFalse(_dependent("memory:read:Box.value", "memory:write:Box.other"))
-        self.assertFalse(_dependent("memory:read:Box.value", "Lock 1"))
-        self.assertTrue(_dependent("Lock 1", "Lock 1"))
+        self.assertFalse(dependent("memory:read:Box.value", "memory:read:Box.value"))
+        self.assertTrue(dependent("memory:write:Box.value", "memory:write:Box.value"))
+        self.assertTrue(dependent("memory:read:Box.value", "memory:write:Box.value"))
+        self.assertFalse(dependent("memory:read:Box.value", "memory:write:Box.other"))
+        self.assertFalse(dependent("memory:read:Box.value", "Lock 1"))
+        self.assertTrue(dependent("Lock 1", "Lock 1"))
         # 3 threads, one step each: 6 orders; the readers commute, so only
         # the order of the write and each read matters: 4.
         result = blanket.explore(readers_and_writer)

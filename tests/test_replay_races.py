@@ -11,8 +11,9 @@ import unittest
 from typing import Any
 
 import blanket
-from blanket import Scenario, reproduce
-from blanket.watch import module_path
+from blanket import Scenario
+from blanket.exploration import reproduce
+from blanket.exploration.watch import module_path
 
 from . import race_bugs
 from .support import quiet_thread_errors

@@ -1,4 +1,4 @@
-"""The generated replaying tests (blanket.reproduce): their text, that they
+"""The generated replaying tests (blanket.exploration.reproduce): their text, that they
 run and fail the same way, Scenario.primitive (by which they find the
 primitives), and ScenarioTestCase.explore."""
 
@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import blanket
-from blanket import Scenario, reproduce
+from blanket import Scenario
+from blanket.exploration import reproduce
 
 from . import explore_bugs as bugs
 from .support import quiet_thread_errors, unchecked
@@ -256,7 +257,7 @@ def timed_event_wait(scenario: Scenario) -> Callable[[], None]:
 
 
 class Replaying(unittest.TestCase):
-    """blanket.reproduce.replay and ScenarioTestCase.replay."""
+    """blanket.exploration.reproduce.replay and ScenarioTestCase.replay."""
 
     def test_the_schedule_then_the_rule(self) -> None:
         result = reproduce.replay(bugs.check_then_act_fixed,

@@ -1,5 +1,5 @@
 """The threads started ahead of time that an exploration's managed threads
-run on (blanket.runners): what the code under test sees of its thread, and
+run on (blanket.exploration.runners): what the code under test sees of its thread, and
 that nothing is left running after the exploration, however it ends."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections.abc import Callable
 from unittest import mock
 
 import blanket
-from blanket.runners import Runners
+from blanket.exploration.runners import Runners
 
 from .support import quiet_thread_errors
 
 # The module, not the function blanket exports under its name.
-explore_module = importlib.import_module("blanket.explore")
+explore_module = importlib.import_module("blanket.exploration.search")
 
 #: Module-level thread-local data, as code under test might keep.
 _local = threading.local()

@@ -10,6 +10,7 @@ from typing import Any
 
 import blanket
 from blanket import State
+from blanket.gate import label
 
 from .support import quiet_thread_errors, unchecked
 
@@ -456,15 +457,15 @@ class StallReports(unittest.TestCase):
                 scenario.wait(blanket.Terminated(W))
             scenario.timeout = 5
         report = caught.exception.report
-        label = scenario._core.label(cond)
-        self.assertIn(f"'W': Condition.acquire WAITING on {label}", report)
+        cond_label = label(cond)
+        self.assertIn(f"'W': Condition.acquire WAITING on {cond_label}", report)
         self.assertIn("<- nested in Condition.wait RESUMED", report)
-        self.assertIn(f"'N': Condition.release BLOCKED on {label}", report)
+        self.assertIn(f"'N': Condition.release BLOCKED on {cond_label}", report)
         lines = report.splitlines()
         w_line = next(line for line in lines if line.startswith("  'W'"))
         w_holds = lines[lines.index(w_line) + 1]
-        self.assertEqual(w_holds.strip(), f"holds {scenario._core.label(semaphore)}")
-        self.assertEqual(lines[-1].strip(), f"holds {label}")
+        self.assertEqual(w_holds.strip(), f"holds {label(semaphore)}")
+        self.assertEqual(lines[-1].strip(), f"holds {cond_label}")
         self.assertEqual(wait.state, State.RETURNED)  # exit let N release
 
 
@@ -490,7 +491,7 @@ class Holdings(unittest.TestCase):
             self.assertNotIn("holds", scenario.report())
             api.unblock(lock.acquire, A)
             scenario.wait(blanket.Call(A, lock.locked))
-            self.assertIn(f"holds {scenario._core.label(lock)}", scenario.report())
+            self.assertIn(f"holds {label(lock)}", scenario.report())
 
 
 class SchedulerCalls(unittest.TestCase):

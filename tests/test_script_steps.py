@@ -9,9 +9,10 @@ import time
 import unittest
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 import blanket
-from blanket import CompetingDriversError, StallError, State, driving, progress
+from blanket import CompetingDriversError, StallError, State, driving, progress, script, waiting
 
 from .support import unchecked
 from .test_driving_support import acquire_release, spawn
@@ -260,7 +261,7 @@ class SkipKeepsTheScriptsOrder(unittest.TestCase):
 
         A, B = spawn(sc, "A", take), spawn(sc, "B", take)
         core = sc._core
-        wait_locked = core.wait_locked
+        wait_locked = waiting.wait_locked
 
         def open_the_gate_once_skip_waits(*args: Any) -> set[object]:
             # The scheduler waits while A's release is under way: skip is
@@ -270,9 +271,8 @@ class SkipKeepsTheScriptsOrder(unittest.TestCase):
                 gated.gate.set()
             return wait_locked(*args)
 
-        core.wait_locked = open_the_gate_once_skip_waits  # type: ignore[method-assign]
         try:
-            with sc:
+            with sc, mock.patch.object(waiting, "wait_locked", open_the_gate_once_skip_waits):
                 release = sc.skip(A, cond.acquire, cond.release)[A]
                 ended = release.done
                 gated.gate.set()  # (the old skip left A inside the release)
@@ -373,8 +373,8 @@ class MessagesNameWhatTheUserGave(unittest.TestCase):
         with sc:
             tx = sc.park(A, lock.acquire)[A]
             record = sc._core.records[A]
-            tokens = (driving._NestedOrAction(tx), driving._Admitted(record, blanket.Parked(A)),
-                      progress.Settled(), driving._AsFarAsItGoes(tx))
+            tokens = (driving._NestedOrAction(tx), script._Admitted(record, blanket.Parked(A)),
+                      progress.Settled(), script._AsFarAsItGoes(tx))
             sc.finish(A)
         said = [repr(token) for token in tokens]
         self.assertRegex(said[0], r"^a call nested in <Lock.acquire RETURNED 'A' .*>, or "

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import blanket
 from blanket import State
-from blanket.testcase import thread_names
+from blanket.threads import thread_names
 from blanket.timeline import format_timeline
 
 from .support import keeping, quiet_thread_errors

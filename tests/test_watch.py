@@ -1,4 +1,4 @@
-"""blanket.watch: the rewritten code reports each access to shared state with
+"""blanket.exploration.watch: the rewritten code reports each access to shared state with
 the object it reaches, runs as the original did, and is put back when the
 scenario exits; scenario.instrument takes functions, methods, classes and
 modules."""
@@ -14,8 +14,8 @@ import unittest
 from typing import Any
 
 import blanket
-from blanket import watch
-from blanket.watch import Memory, Site, Watch
+from blanket.exploration import watch
+from blanket.exploration.watch import Memory, Site, Watch
 
 from .support import unchecked
 

@@ -17,7 +17,7 @@ primitives used, blocking calls). Calls made by blanket itself and by the
 first call that comes from elsewhere, at its file and line.
 
 A thread the watched code makes with ``threading.Thread`` is the
-scenario's (:mod:`blanket.adopt`), and watched like the others once
+scenario's (:mod:`blanket.exploration.adopt`), and watched like the others once
 started; one of a subclass of ``Thread`` is not, and is named.
 
 What it does not catch: a thread started by code running in a thread it
@@ -38,7 +38,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-_BLANKET = os.path.dirname(os.path.abspath(__file__)) + os.sep
+from .watch import BLANKET_FOLDER
+
 _THREADING = threading.__file__
 
 # The C primitives, by type: their methods are builtins (a profile's
@@ -60,7 +61,7 @@ Profile = Callable[[FrameType, str, Any], object]
 
 def _ours(filename: str) -> bool:
     """Whether code in *filename* is blanket's or threading's own."""
-    return filename.startswith(_BLANKET) or filename == _THREADING
+    return filename.startswith(BLANKET_FOLDER) or filename == _THREADING
 
 
 def _site(frame: FrameType) -> str:
@@ -130,7 +131,7 @@ class Unseen:
         if caller is None or _ours(caller.f_code.co_filename):
             if frame.f_code.co_name == "start" \
                     and getattr(frame.f_locals.get("self"), "_blanket_adopted", False):
-                # An adopted thread (blanket.adopt) is the scenario's: watched
+                # An adopted thread (blanket.exploration.adopt) is the scenario's: watched
                 # as its own threads are.
                 self.watch(frame.f_locals["self"])
             return

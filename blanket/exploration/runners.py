@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .holdback import interrupts_held_back
+from ..holdback import interrupts_held_back
 
 # What a runner is given: a managed thread's bootstrap, or None (end now).
 _Task = Callable[[], Any] | None

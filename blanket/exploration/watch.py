@@ -10,7 +10,7 @@ hands the object about to be accessed to a :class:`Site` (one per
 instruction); a closure's variable is its cell. A site records the access
 (``Access``) in a list that only its thread appends to, flat: five
 items an access, so that recording allocates nothing the garbage collector
-tracks. :mod:`blanket.races` reads the lists once the threads have
+tracks. :mod:`blanket.exploration.races` reads the lists once the threads have
 finished. Loads of the methods of ``list``, ``dict``,
 ``set`` and ``deque`` that read or change the container count as accesses
 to the container.
@@ -18,9 +18,9 @@ to the container.
 Before every call, too, the callable is checked (one dictionary look-up
 by its id): one of ``threading``'s makers (``Thread``, the primitive
 classes, ``_thread.allocate_lock``) becomes the scenario's own when it
-adopts (:mod:`blanket.adopt`).
+adopts (:mod:`blanket.exploration.adopt`).
 
-A site :mod:`blanket.explore` found racing is *racy*: there the access first
+A site :func:`blanket.explore` found racing is *racy*: there the access first
 parks as a call on a :class:`Memory` stand-in, a step the scheduler chooses
 like any other (``A: write Counter.count``).
 
@@ -43,18 +43,20 @@ import typing
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._bytecode import Assembly, Instruction, call_template
-from .transaction import CallSpec
+from .._bytecode import Assembly, Instruction, call_template
+from ..transaction import CallSpec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .core import ScenarioCore
+    from ..core import ScenarioCore
 
 _local = threading.local()
-# The watch of each entered scenario that has one, by its core.
-_watches: dict[object, Watch] = {}
+#: The watch of each entered scenario that has one, by its core.
+watches: dict[object, Watch] = {}
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 # The files of code never watched: blanket's own, and threading's.
-_UNWATCHED = (os.path.dirname(os.path.abspath(__file__)) + os.sep, threading.__file__)
+#: The folder of blanket's own code (the package, this module's parent's).
+BLANKET_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_UNWATCHED = (BLANKET_FOLDER, threading.__file__)
 
 # Per opcode: whether it writes, how deep under the top of the stack the
 # accessed object is (0: the function's globals, -1: a cell), and how its
@@ -102,7 +104,7 @@ _READERS = frozenset({"len", "sorted", "list", "tuple", "set", "frozenset", "dic
 
 # The callables that make threads and primitives, by id (a callee need not
 # be hashable): what a call in watched code makes the scenario's own when
-# the scenario adopts (see blanket.adopt).
+# the scenario adopts (see blanket.exploration.adopt).
 _MAKERS: dict[int, str] = {
     id(maker): kind for maker, kind in (
         (_thread.allocate_lock, "Lock"), (_thread.RLock, "RLock"),
@@ -253,7 +255,7 @@ def _adopt() -> tuple[list[Any], Watch] | None:
     """The calling thread's record, made on its first access: threads of a
     scenario that watches record, others (the scheduler) do not."""
     thread = threading.current_thread()
-    watch = _watches.get(getattr(thread, "_blanket_core", None))
+    watch = watches.get(getattr(thread, "_blanket_core", None))
     state = None if watch is None else watch.join(thread)
     _local.state = state
     return state
@@ -316,7 +318,7 @@ class Watch:
         self.parks: set[tuple[str, str, str]] = set()
         #: What calls of ``threading``'s makers in watched code make instead,
         #: by kind ("Thread", "Lock", ...); empty unless the scenario adopts
-        #: (see :mod:`blanket.adopt`).
+        #: (see :mod:`blanket.exploration.adopt`).
         self.makers: dict[str, Callable[..., Any]] = {}
         #: The exploration's current step, which each access is tagged with.
         self.epoch = -1
@@ -348,14 +350,14 @@ class Watch:
         new = [f for f in functions if f not in self.functions
                and not f.__code__.co_filename.startswith(_UNWATCHED)]
         self.functions.update(dict.fromkeys(new))
-        if _watches.get(self.core) is self:  # entered: at once
+        if watches.get(self.core) is self:  # entered: at once
             self._install(new)
 
     def install(self) -> None:
         """Swap the rewritten code in (the scenario is being entered)."""
         self.records = []
         self.epoch = -1
-        _watches[self.core] = self
+        watches[self.core] = self
         self._install(list(self.functions))
 
     def _install(self, functions: list[types.FunctionType]) -> None:
@@ -371,7 +373,7 @@ class Watch:
 
     def restore(self) -> None:
         """Put every original code object back (the scenario exits)."""
-        _watches.pop(self.core, None)
+        watches.pop(self.core, None)
         while self._installed:
             function, original = self._installed.pop()
             function.__code__ = original

@@ -3,7 +3,7 @@ become the scenario's.
 
 A scenario that *adopts* (``Scenario(adopt=True)``; every run of
 :func:`blanket.explore` does) rewrites each call of its watched code
-(:mod:`blanket.watch`) so that, when the callee turns out at run time to be
+(:mod:`blanket.exploration.watch`) so that, when the callee turns out at run time to be
 one of ``threading``'s makers, the scenario's own is called instead:
 
 - ``threading.Lock``, ``RLock``, ``Condition``, ``Semaphore``,
@@ -39,14 +39,15 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .primitives import _forever_or_positive, _sleep_in
-from .scenario import ManagedThread
-from .transaction import CallSpec
-from .watch import _watches
+from .. import entry
+from ..gate import forever_or_positive, sleep_in
+from ..threads import ManagedThread
+from ..transaction import CallSpec
+from .watch import watches
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .core import ScenarioCore
-    from .transaction import Transaction
+    from ..core import ScenarioCore
+    from ..transaction import Transaction
 
 _START = CallSpec("Thread", "start")
 _EXIT = CallSpec("Thread", "exit")
@@ -88,7 +89,7 @@ class AdoptedThread(ManagedThread):
     thread whatever *daemon* says: the scenario joins it when it exits.
     """
 
-    # Tells blanket.unseen to watch it as the scenario's own once started.
+    # Tells blanket.exploration.unseen to watch it as the scenario's own once started.
     _blanket_adopted = True
 
     def __init__(self, core: ScenarioCore, group: object = None,
@@ -114,7 +115,7 @@ class AdoptedThread(ManagedThread):
         self.name = name
         self._blanket_handle = ThreadHandle(core, self)
         if target is not None:
-            watch = _watches.get(core)  # the watch of the scenario, if entered
+            watch = watches.get(core)  # the watch of the scenario, if entered
             if watch is not None:
                 watch.follow(target)
 
@@ -127,7 +128,7 @@ class AdoptedThread(ManagedThread):
             self._launch()
 
     def _launch(self) -> None:
-        self._blanket_core.launch(self, super().start)
+        entry.launch(self._blanket_core, self, super().start)
 
     def join(self, timeout: float | None = None) -> None:
         """Wait until the thread ends, as ``Thread.join`` does; inside the
@@ -141,8 +142,8 @@ class AdoptedThread(ManagedThread):
 
     def _join_attempt(self, core: ScenarioCore, tx: Transaction | None,
                       call: Callable[..., Any], timeout: Any) -> Any:
-        if tx is not None and _forever_or_positive(timeout, None) and self.is_alive():
-            _sleep_in(core, tx, call, timeout)
+        if tx is not None and forever_or_positive(timeout, None) and self.is_alive():
+            sleep_in(core, tx, call, timeout)
             # Woken by an exit that gave the joiner up: it unwinds.
             core.check_abandoned(tx.thread)
             return None

@@ -1,7 +1,7 @@
 """Data races in one run: accesses to the same state by two threads, at
 least one a write, that no order blanket enforced keeps apart.
 
-The threads record their accesses on their own (:mod:`blanket.watch`),
+The threads record their accesses on their own (:mod:`blanket.exploration.watch`),
 each tagged with the *epoch*: the number of the exploration step after which
 its thread ran (-1 before the first). The run's steps give happens-before as
 vector clocks: program order; the calls on one primitive in the order they
@@ -37,7 +37,7 @@ class Race:
     what: str
     #: Each side: ``(thread, "read" or "write", "file:line")``, the file by
     #: its module's path as steps name it (``shop/bank.py:12``, see
-    #: :attr:`blanket.watch.Site.place`): the same on every machine.
+    #: :attr:`blanket.exploration.watch.Site.place`): the same on every machine.
     first: tuple[str, str, str]
     second: tuple[str, str, str]
 
@@ -84,7 +84,7 @@ def _join(clock: dict[int, int], other: dict[int, int]) -> dict[int, int]:
 def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceStep]
          ) -> tuple[list[Race], set[Site]]:
     """The races among *records* (each thread's number, name and flat record
-    of accesses, see :func:`blanket.watch.accesses`)
+    of accesses, see :func:`blanket.exploration.watch.accesses`)
     under the happens-before of *trace*; and the sites taking part."""
     after = clocks(trace)
     # What each thread did to each piece of state, once per site, kind and epoch.

@@ -18,7 +18,7 @@ found on one Python replays on another: the accesses the schedule names
 line) park in the replay as they did in the exploration, and are let go as
 steps like the calls. The file is named by its module's path
 (``shop/bank.py`` for the module ``shop.bank``,
-:func:`blanket.watch.module_path`): the same in any checkout, and two files
+:func:`blanket.exploration.watch.module_path`): the same in any checkout, and two files
 of one name in two packages stay apart.
 
 The rule after the schedule: the first parked call in thread order ("A"
@@ -36,14 +36,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .explore import Step, _Option, _run
-from .explore import _Run as Run
 from .races import report as races_report
+from .result import Setup, Step
+from .run import Option, Run, run_once
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
-    from .explore import Setup, _Run
 
 #: Runs with a timed call made to expire instead, at most, after a run that
 #: left a disregarded wait asleep: the rule's search stays bounded.
@@ -74,7 +73,7 @@ class Replay:
         return f"the replay failed: {kind}: {message}\nit {how}\nsteps:\n{taken}"
 
 
-def _describe(option: _Option) -> str:
+def _describe(option: Option) -> str:
     """The option as a schedule's step reads (``str(Step)``)."""
     return str(Run.describe(option.tx, option.how == "expire", option.how == "wait"))
 
@@ -108,7 +107,7 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     another.
 
     With ``races="fail"`` the threads' targets are watched as an exploration
-    watches them, and a data race in the run (:mod:`blanket.races`) is a
+    watches them, and a data race in the run (:mod:`blanket.exploration.races`) is a
     failure of kind ``"race"`` when nothing else failed: the test written
     for an exploration's ``races="fail"`` failure passes once no access of
     the run races, whether or not the schedule could still be followed."""
@@ -120,7 +119,7 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     parks = _parks(wanted)
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
-        run = _run(setup, title, timeout, rule.choose, parks=parks,
+        run = run_once(setup, title, timeout, rule.choose, parks=parks,
                    racy=set() if races == "fail" else None)
         if run.redundant and rule.waited:
             # A wait the rule let go with its timeout disregarded was never
@@ -156,7 +155,7 @@ class _Follow:
         #: Depths past the schedule where a timed call went into its wait.
         self.waited: list[int] = []
 
-    def choose(self, depth: int, options: list[_Option], run: _Run) -> int:
+    def choose(self, depth: int, options: list[Option], run: Run) -> int:
         if self.diverged is None and depth < len(self.wanted):
             described = [_describe(option) for option in options]
             if self.wanted[depth] in described:
@@ -229,7 +228,7 @@ def _import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
 
 
 def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
-              run: _Run) -> str:
+              run: Run) -> str:
     """The test source replaying *steps* of *run*, which failed with *kind*."""
     qualname = getattr(setup, "__qualname__", None)
     if not isinstance(qualname, str):

@@ -1,0 +1,207 @@
+"""The ``"dfs"`` strategy: every distinct order, depth first, with dynamic
+partial-order reduction (calls on different primitives commute, so one
+order of them is run: the reversals of the run's races and sleep sets
+decide which), an optional bound on preemptions, and exact shards."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from .run import READ, Option, Run, dependent
+
+
+@dataclass
+class Node:
+    """A state of the depth-first search, where one call was chosen."""
+
+    enabled: list[tuple[int, str]]  # (option number, primitive)
+    pending: dict[int, str]  # every parked thread's call, enabled or not
+    sleep: dict[int, str]  # option number -> primitive
+    previous: int | None  # the thread that went last
+    preemptions: int
+    choice: int = -1
+    backtrack: list[int] = field(default_factory=list)
+    done: list[int] = field(default_factory=list)
+
+    def cost(self, choice: int) -> int:
+        """1 if taking option *choice* preempts the thread that went last."""
+        return int(self.previous != choice // 2
+                   and any(c // 2 == self.previous for c, _ in self.enabled))
+
+    def key(self, choice: int) -> str:
+        return self.pending[choice // 2]
+
+    def want(self, thread: int) -> None:
+        """Explore *thread*'s options here too."""
+        for choice, _ in self.enabled:
+            if choice // 2 == thread and choice not in self.backtrack:
+                self.backtrack.append(choice)
+
+
+class DepthFirst:
+    """Depth-first search with dynamic partial-order reduction (Flanagan and
+    Godefroid's, with sleep sets) and an optional preemption bound.
+
+    Two steps depend on each other when they act on the same primitive; a
+    run explores one order of independent steps, and each pair of dependent
+    steps not ordered by the run's happens-before adds the other order to
+    the search where the first of them was chosen."""
+
+    def __init__(self, bound: int | None, split_depth: int) -> None:
+        self.bound = bound
+        self.split_depth = split_depth
+        self.stack: list[Node] = []
+        #: Whether the search is in its first pass: the first run of each
+        #: prefix of *split_depth* choices.
+        self.top = True
+        #: The second pass: the search's state after the first run of each
+        #: prefix this shard owns, the last one first.
+        self.subtrees: list[list[Node]] = []
+        self.final: dict[int, str] = {}
+
+    def _allowed(self, node: Node, thread: int) -> bool:
+        return self.bound is None or node.preemptions + node.cost(thread) <= self.bound
+
+    def choose(self, depth: int, options: list[Option], run: Run) -> int | None:
+        enabled = [(o.choice, o.key) for o in options]
+        stack = self.stack
+        if depth < len(stack):
+            node = stack[depth]
+            if node.enabled != enabled:
+                raise RuntimeError(
+                    "the scenario is not deterministic: replaying the same choices "
+                    f"gave other calls to choose from at step {depth + 1}")
+        else:
+            sleep: dict[int, str] = {}
+            previous, preemptions = None, 0
+            if stack:
+                parent = stack[-1]
+                went = parent.choice // 2
+                chosen = parent.pending[went]
+                carried = parent.sleep
+                if parent.done:
+                    carried = {**carried, **{t: parent.key(t) for t in parent.done}}
+                sleep = {c: key for c, key in carried.items()
+                         if c // 2 != went and not dependent(key, chosen)}
+                previous = went
+                preemptions = parent.preemptions + parent.cost(parent.choice)
+            node = Node(enabled, dict(run.pending), sleep, previous, preemptions)
+            choice = None
+            for c, _ in enabled:
+                if c not in sleep and self._allowed(node, c):
+                    if c // 2 == previous:  # going on: no preemption
+                        choice = c
+                        break
+                    if choice is None:
+                        choice = c
+            if choice is None:
+                return None  # every order from here was run already
+            node.choice = choice
+            # Both ways of a timed call: a run that lets it wait "in time" is
+            # cut short when nothing comes, as covered by the expiry (see
+            # Run.finish), and one where something came does not make the
+            # expiry's outcome; no race reversal need ask for it.
+            node.want(choice // 2)
+            stack.append(node)
+        return [choice for choice, _ in enabled].index(node.choice)
+
+    def analyse(self, steps: list[tuple[int, str, tuple[int, ...]]],
+                final: dict[int, str]) -> None:
+        """Add the reversals of the run's races to the backtrack sets.
+
+        *steps* holds each step's thread, primitive and the threads it moved
+        besides its own (a notified waiter depends on its notifier)."""
+        clocks: dict[int, dict[int, int]] = {}
+        step_clocks: list[dict[int, int]] = []
+        for k in range(len(steps) + 1):
+            pending = self.stack[k].pending if k < len(steps) else final
+            for thread, key in pending.items():
+                own = clocks.get(thread, {})
+                for i in range(k - 1, -1, -1):
+                    other, other_key, _ = steps[i]
+                    if other == thread or not dependent(other_key, key):
+                        continue
+                    if own.get(other, -1) < i:  # a race: not ordered
+                        self._reverse(steps, i, k, thread, own)
+                    break
+            if k < len(steps):
+                thread, key, moved = steps[k]
+                clock = dict(clocks.get(thread, {}))
+                for j in range(k - 1, -1, -1):
+                    if dependent(steps[j][1], key):
+                        for t, v in step_clocks[j].items():
+                            clock[t] = max(clock.get(t, -1), v)
+                        if not steps[j][1].startswith(READ):
+                            break  # every earlier dependent step is in its clock
+                clock[thread] = k
+                clocks[thread] = clock
+                step_clocks.append(clock)
+                for woken in moved:
+                    merged = dict(clocks.get(woken, {}))
+                    for t, v in clock.items():
+                        merged[t] = max(merged.get(t, -1), v)
+                    clocks[woken] = merged
+
+    def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]], i: int, k: int,
+                 thread: int, own: dict[int, int]) -> None:
+        node = self.stack[i]
+        enabled = [c // 2 for c, _ in node.enabled]
+        if thread in enabled:
+            node.want(thread)
+            return
+        for j in range(i + 1, k):
+            q = steps[j][0]
+            if q in enabled and own.get(q, -1) >= j:
+                node.want(q)
+                return
+        for q in enabled:
+            node.want(q)
+
+    def advance(self, mine: bool) -> bool:
+        """Move to the next run after one whose prefix is this shard's
+        (*mine*) or another's; ``False`` when the space is exhausted.
+
+        The search runs in two passes, so that shards split it exactly. The
+        first runs each prefix of *split_depth* choices once, completed by
+        its first choices: every shard makes these runs alike, so the data
+        races they meet, which add steps and restart the search, are the
+        same in every shard. Above *split_depth* every call not asleep is
+        tried, not only those the reversals of races want: those come from
+        the runs below, which only the prefix's owner makes. The second pass
+        runs the rest of each prefix this shard owns, in the order a plain
+        depth-first search would."""
+        if self.top:
+            if mine:
+                self.subtrees.append([dataclasses.replace(
+                    node, backtrack=list(node.backtrack), done=list(node.done))
+                    for node in self.stack])
+            if self._backtrack(0, self.split_depth):
+                return True
+            self.top = False
+            self.subtrees.reverse()
+        elif self._backtrack(self.split_depth, None):
+            return True
+        while self.subtrees:
+            self.stack = self.subtrees.pop()
+            if self._backtrack(self.split_depth, None):
+                return True
+        return False
+
+    def _backtrack(self, floor: int, ceiling: int | None) -> bool:
+        """Move to the next run, by a choice at a depth from *floor* up to
+        (not including) *ceiling*."""
+        while len(self.stack) > floor:
+            depth = len(self.stack) - 1
+            node = self.stack[depth]
+            node.done.append(node.choice)
+            if ceiling is None or depth < ceiling:
+                wide = depth < self.split_depth
+                tried = [c for c, _ in node.enabled] if wide else node.backtrack
+                for choice in tried:
+                    if choice not in node.done and choice not in node.sleep \
+                            and self._allowed(node, choice):
+                        node.choice = choice
+                        return True
+            self.stack.pop()
+        return False

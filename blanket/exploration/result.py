@@ -1,0 +1,139 @@
+"""What an exploration gives back: the steps of a schedule, the failure
+found with the test that replays it, and the summary of the search."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .races import Race
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..scenario import Scenario
+
+#: What a setup function looks like: it fills a scenario, and returns the
+#: invariant to check after the threads finish (or ``None``).
+Setup = Callable[["Scenario"], "Callable[[], object] | None"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scheduling decision: *thread*'s call, parked at *state*, let go."""
+
+    #: The thread's name ("A", "B", ...).
+    thread: str
+    #: The primitive's kind and the method, e.g. ``"Lock.acquire"``.
+    call: str
+    #: The primitive as reports name it: its name if it has one, else its
+    #: label ("Lock 2").
+    primitive: str
+    #: ``"BLOCKED"`` (the call starts) or ``"STALLED"`` (a woken
+    #: ``Condition.wait`` takes its lock back).
+    state: str
+    #: Whether the call was made to time out at once (it could not succeed).
+    expired: bool = False
+    #: Threads that went on by themselves after this step, with where they
+    #: stopped: ``"parked"`` (or finished) or ``"waiting"``.
+    settled: tuple[tuple[str, str], ...] = ()
+    #: Whether the call's timeout was disregarded (it could succeed): the
+    #: exploration never waits for a timeout to run out.
+    disregarded: bool = False
+    #: For a step at a data race, where the access is, the file by its
+    #: module's path: ``"shop/bank.py:12"`` (:attr:`blanket.exploration.watch.Site.place`).
+    where: str = ""
+
+    @property
+    def mark(self) -> str:
+        """The step in a schedule: the thread's name, with ``*`` when the call
+        was made to time out."""
+        return self.thread + "*" * self.expired
+
+    def __str__(self) -> str:
+        if self.call.startswith("Memory."):  # "A: write Counter.count at shop/bank.py:12"
+            return f"{self.thread}: {self.call[7:]} {self.primitive} at {self.where}"
+        expired = " (expired)" if self.expired else ""
+        disregarded = " (timeout disregarded)" if self.disregarded else ""
+        resume = " resumes" if self.state == "STALLED" else ""
+        return f"{self.thread}: {self.primitive} {self.call}{resume}{expired}{disregarded}"
+
+
+@dataclass
+class Failure:
+    """What went wrong in one run, and how to make it happen again."""
+
+    #: ``"invariant"``, ``"exception"``, ``"deadlock"``, ``"stall"`` or
+    #: ``"race"`` (with ``races="fail"``).
+    kind: str
+    #: The error, the traceback or the deadlock report.
+    message: str
+    #: The steps of the failing run, in order.
+    schedule: tuple[Step, ...]
+    #: Python source of a ScenarioTestCase replaying the schedule, steps at
+    #: data races too (by what they access and where: see
+    #: :func:`blanket.exploration.reproduce.replay`).
+    source: str = ""
+
+    def __str__(self) -> str:
+        steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
+        # A deadlock's report says "deadlock: ..." itself: the kind once.
+        said = self.message.startswith(f"{self.kind}: ")
+        head = self.message if said else f"{self.kind}: {self.message}"
+        return f"{head}\nschedule:\n{steps}"
+
+
+@dataclass
+class Exploration:
+    """The result of :func:`explore`."""
+
+    #: The strategy used.
+    strategy: str
+    #: Each schedule run to its end (and counted), as the order of threads
+    #: let go, e.g. ``("A", "A", "B", ...)``.
+    schedules: list[tuple[str, ...]] = field(default_factory=list)
+    #: Whether the search covered its whole space (``"dfs"`` only), having
+    #: seen nothing outside its control (:attr:`unseen` is empty).
+    exhausted: bool = False
+    #: The first failure found, or ``None``.
+    failure: Failure | None = None
+    #: Seconds the search took.
+    elapsed: float = 0.0
+    #: Runs made, counted or not (replays to reach other shards' schedules,
+    #: runs that partial-order reduction found redundant).
+    runs: int = 0
+    #: What the runs met that blanket does not schedule, so that their
+    #: schedules are not every order of the program: threads started
+    #: outside blanket, real primitives used by the threads, blocking calls;
+    #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``;
+    #: and for a shard of a depth-first search, data races met only below
+    #: its split, where the other shards do not park.
+    unseen: list[str] = field(default_factory=list)
+    #: The data races seen, in the order first seen (see :mod:`blanket.exploration.races`).
+    races: list[Race] = field(default_factory=list)
+    #: The bound on preemptions the search kept to (``max_preemptions``), or
+    #: ``None``. A bounded search that ends has covered what its bound let
+    #: it reach, which leaves orders out: its summary never says "the whole
+    #: space".
+    max_preemptions: int | None = None
+
+    @property
+    def count(self) -> int:
+        """How many distinct schedules were run to their end."""
+        return len(set(self.schedules))
+
+    @property
+    def ok(self) -> bool:
+        """Whether no failure was found."""
+        return self.failure is None
+
+    def __str__(self) -> str:
+        found = "no failure" if self.failure is None else f"a failure: {self.failure}"
+        space = ""
+        if self.exhausted:
+            space = (", the whole space" if self.max_preemptions is None else
+                     f", all it reached with at most {self.max_preemptions} preemption(s) "
+                     "(bounded: not every order)")
+        unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
+        races = f", {len(self.races)} data race(s)" if self.races else ""
+        return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
+                f"{self.elapsed:.2f} s{unseen}; {found}")
