@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import blanket
-from blanket.exploration import watch
+from blanket.exploration import rewrite, sites
 
 
 class _Counter:
@@ -37,18 +37,18 @@ class _Epoch:
 def watched_access(n: int) -> float:
     """Nanoseconds a watched access that is not a scheduling point adds,
     recorded as it is inside an exploration."""
-    code, _ = watch.rewrite(_bump.__code__, _bump.__globals__)
+    code, _ = rewrite.rewrite(_bump.__code__, _bump.__globals__)
     watched = types.FunctionType(code, _bump.__globals__)
-    saved = watch._local.__dict__.copy()
+    saved = sites._local.__dict__.copy()
     record: list[Any] = []
     try:
-        watch._local.state = (record, _Epoch)
+        sites._local.state = (record, _Epoch)
         started = time.perf_counter_ns()
         watched(_Counter(), n)
         spent = time.perf_counter_ns() - started
     finally:
-        watch._local.__dict__.clear()
-        watch._local.__dict__.update(saved)
+        sites._local.__dict__.clear()
+        sites._local.__dict__.update(saved)
     started = time.perf_counter_ns()
     _bump(_Counter(), n)
     plain = time.perf_counter_ns() - started

@@ -15,7 +15,7 @@ from typing import Any
 import blanket
 import blanket.core
 from blanket import Scenario, entry
-from blanket.exploration import watch
+from blanket.exploration import sites
 from blanket.exploration.adopt import AdoptedThread
 from blanket.exploration.reproduce import replay
 from blanket.exploration.unseen import Unseen
@@ -434,19 +434,19 @@ class Hooks(unittest.TestCase):
     """The call-site hook, in the cases no run of a scenario reaches."""
 
     def test_a_call_is_left_alone_outside_an_adopting_scenario(self) -> None:
-        saved = watch._local.__dict__.copy()
+        saved = sites._local.__dict__.copy()
         try:
-            watch._local.__dict__.clear()  # the main thread: not a scenario's
-            self.assertIs(watch._callee(threading.Lock), threading.Lock)
+            sites._local.__dict__.clear()  # the main thread: not a scenario's
+            self.assertIs(sites.call_target(threading.Lock), threading.Lock)
             scenario = Scenario()
-            watch._local.state = ([], scenario._watch)  # watching, not adopting
-            self.assertIs(watch._callee(threading.Lock), threading.Lock)
+            sites._local.state = ([], scenario._watch)  # watching, not adopting
+            self.assertIs(sites.call_target(threading.Lock), threading.Lock)
             scenario.adopt = True  # adopting, but not entered
-            self.assertIs(watch._callee(threading.Event), threading.Event)
-            self.assertIs(watch._callee(len), len)
+            self.assertIs(sites.call_target(threading.Event), threading.Event)
+            self.assertIs(sites.call_target(len), len)
         finally:
-            watch._local.__dict__.clear()
-            watch._local.__dict__.update(saved)
+            sites._local.__dict__.clear()
+            sites._local.__dict__.update(saved)
 
     def test_an_adopted_thread_is_watched_once_started(self) -> None:
         unseen = Unseen()

@@ -13,7 +13,7 @@ from typing import Any
 import blanket
 from blanket import Scenario
 from blanket.exploration import reproduce
-from blanket.exploration.watch import module_path
+from blanket.exploration.sites import module_path
 
 from . import race_bugs
 from .support import quiet_thread_errors

@@ -14,8 +14,9 @@ import unittest
 from typing import Any
 
 import blanket
-from blanket.exploration import watch
-from blanket.exploration.watch import Memory, Site, Watch
+from blanket.exploration import rewrite, sites, watch
+from blanket.exploration.sites import Memory, Site
+from blanket.exploration.watch import Watch
 
 from .support import unchecked
 
@@ -74,20 +75,20 @@ class Recording:
         self.epoch = 3
 
     @property
-    def accesses(self) -> list[watch.Access]:
-        return list(watch.accesses(self.record))
+    def accesses(self) -> list[sites.Access]:
+        return list(sites.accesses(self.record))
 
     def park(self, *args: Any) -> None:
         self.parked.append(args)
 
     def __enter__(self) -> Recording:
-        self.before = watch._local.__dict__.copy()
-        watch._local.state = (self.record, self)
+        self.before = sites._local.__dict__.copy()
+        sites._local.state = (self.record, self)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        watch._local.__dict__.clear()
-        watch._local.__dict__.update(self.before)
+        sites._local.__dict__.clear()
+        sites._local.__dict__.update(self.before)
 
     def seen(self) -> list[tuple[str, str | None, bool]]:
         return [(type(target).__name__, name, write)
@@ -96,7 +97,7 @@ class Recording:
 
 def rewritten(function: Any) -> types.FunctionType:
     """A copy of *function* running its watched code."""
-    code, _ = watch.rewrite(function.__code__, function.__globals__)
+    code, _ = rewrite.rewrite(function.__code__, function.__globals__)
     return types.FunctionType(code, function.__globals__, function.__name__,
                               function.__defaults__, function.__closure__)
 
@@ -144,9 +145,9 @@ class Rewrite(unittest.TestCase):
         self.assertIn(Box.__dict__["size"].fget, functions)
         self.assertIn(Box.__dict__["static"].__func__, functions)
         self.assertIn(Box.__dict__["made"].__func__, functions)
-        code, sites = watch.rewrite(Box.fill.__code__, Box.fill.__globals__)
-        self.assertEqual(watch.rewrite(Box.fill.__code__, Box.fill.__globals__), (code, sites))
-        _, nested = watch.rewrite(outer.__code__, outer.__globals__)
+        code, sites = rewrite.rewrite(Box.fill.__code__, Box.fill.__globals__)
+        self.assertEqual(rewrite.rewrite(Box.fill.__code__, Box.fill.__globals__), (code, sites))
+        _, nested = rewrite.rewrite(outer.__code__, outer.__globals__)
         self.assertEqual([site.function for site in nested], ["outer.<locals>.<lambda>"])
         first = next(site for site in sites if site.function == "Box.fill")
         self.assertTrue(repr(first).startswith("<Site read table at "))
@@ -165,7 +166,7 @@ class Rewrite(unittest.TestCase):
         with Recording() as recording:
             self.assertEqual(rewritten(calls)(items)[0], 2)
         reads = [type(access[1]).__name__ for access in recording.accesses
-                 if isinstance(access[0], watch.ArgumentSite)]
+                 if isinstance(access[0], sites.ArgumentSite)]
         self.assertEqual(reads, ["list", "list", "dict"])
 
     def test_a_closure_variable_is_its_cell(self) -> None:
@@ -182,7 +183,7 @@ class Rewrite(unittest.TestCase):
         self.assertEqual(recording.seen(), [("cell", "count", False), ("cell", "count", True),
                                             ("cell", "count", False)])
         site = recording.accesses[0][0]
-        self.assertEqual(watch.describe(recording.accesses[0][1], "count", site), "count")
+        self.assertEqual(sites.describe(recording.accesses[0][1], "count", site), "count")
 
     def test_a_container_method_name_on_something_else_is_an_attribute(self) -> None:
         class Other:
@@ -199,34 +200,34 @@ class Rewrite(unittest.TestCase):
 
     def test_accesses_outside_a_watching_scenario_record_nothing(self) -> None:
         box = Box()
-        code, sites = watch.rewrite(Box.bump.__code__, Box.bump.__globals__)
-        saved = watch._local.__dict__.copy()
-        watch._local.__dict__.clear()
+        code, _ = rewrite.rewrite(Box.bump.__code__, Box.bump.__globals__)
+        saved = sites._local.__dict__.copy()
+        sites._local.__dict__.clear()
         try:
             function = types.FunctionType(code, Box.bump.__globals__)
             self.assertEqual(function(box), 1)  # the main thread: no scenario
-            self.assertIsNone(watch._local.state)
+            self.assertIsNone(sites._local.state)
         finally:
-            watch._local.__dict__.clear()
-            watch._local.__dict__.update(saved)
+            sites._local.__dict__.clear()
+            sites._local.__dict__.update(saved)
 
     def test_a_racy_site_parks(self) -> None:
         box = Box()
-        _, sites = watch.rewrite(Box.bump.__code__, Box.bump.__globals__)
-        for site in sites:
+        _, bump_sites = rewrite.rewrite(Box.bump.__code__, Box.bump.__globals__)
+        for site in bump_sites:
             site.racy = True
         try:
             with Recording() as recording:
                 rewritten(Box.bump)(box)
         finally:
-            for site in sites:
+            for site in bump_sites:
                 site.racy = False
         parked = recording.parked
         self.assertEqual(len(parked), 3)
         self.assertEqual([p[2:] for p in parked], [("value", False), ("value", True),
                                                     ("value", False)])
         # A container method at a racy site parks as a container access.
-        site = watch.MethodSite(True, "append", 1, "f", "file", 1, {})
+        site = sites.MethodSite(True, "append", 1, "f", "file", 1, {})
         site.racy = True
         with Recording() as recording:
             site.hit([])
@@ -237,11 +238,11 @@ class Describe(unittest.TestCase):
     def test_what_an_access_reaches_is_named_by_meaning(self) -> None:
         attribute = Site(False, "value", 1, "f", "file", 1, {})
         global_site = Site(False, "G", 0, "f", "file", 1, {"__name__": "module"})
-        self.assertEqual(watch.describe(Box(), "value", attribute), "Box.value")
-        self.assertEqual(watch.describe(Box, "kind", attribute), "Box.kind")
-        self.assertEqual(watch.describe(sys, "path", attribute), "sys.path")
-        self.assertEqual(watch.describe({}, "G", global_site), "module.G")
-        self.assertEqual(watch.describe({}, None, attribute), "dict")
+        self.assertEqual(sites.describe(Box(), "value", attribute), "Box.value")
+        self.assertEqual(sites.describe(Box, "kind", attribute), "Box.kind")
+        self.assertEqual(sites.describe(sys, "path", attribute), "sys.path")
+        self.assertEqual(sites.describe({}, "G", global_site), "module.G")
+        self.assertEqual(sites.describe({}, None, attribute), "dict")
         self.assertEqual(repr(Memory("Box.value", "box.py:3")),
                          "<blanket.Memory 'Box.value' at box.py:3>")
         self.assertIsNone(watch._nothing())
@@ -267,7 +268,7 @@ class Instrument(unittest.TestCase):
             self.assertIsNot(Box.bump.__code__, original)
         self.assertIs(Box.bump.__code__, original)
         records = scenario._watch.records
-        self.assertEqual([(t, [(a[2], a[3]) for a in watch.accesses(record)])
+        self.assertEqual([(t, [(a[2], a[3]) for a in sites.accesses(record)])
                           for t, record in records],
                          [(thread, [("value", False), ("value", True), ("value", False)])])
 

@@ -43,7 +43,7 @@ from .. import entry
 from ..gate import forever_or_positive, sleep_in
 from ..threads import ManagedThread
 from ..transaction import CallSpec
-from .watch import watches
+from .sites import watches
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore

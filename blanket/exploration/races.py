@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .watch import Site, accesses, describe
+from .sites import Site, accesses, describe
 
 #: One step of a run: its thread's number, its key (what it acted on), and
 #: the threads it moved besides its own.
@@ -37,7 +37,7 @@ class Race:
     what: str
     #: Each side: ``(thread, "read" or "write", "file:line")``, the file by
     #: its module's path as steps name it (``shop/bank.py:12``, see
-    #: :attr:`blanket.exploration.watch.Site.place`): the same on every machine.
+    #: :attr:`blanket.exploration.sites.Site.place`): the same on every machine.
     first: tuple[str, str, str]
     second: tuple[str, str, str]
 
@@ -84,7 +84,7 @@ def _join(clock: dict[int, int], other: dict[int, int]) -> dict[int, int]:
 def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceStep]
          ) -> tuple[list[Race], set[Site]]:
     """The races among *records* (each thread's number, name and flat record
-    of accesses, see :func:`blanket.exploration.watch.accesses`)
+    of accesses, see :func:`blanket.exploration.sites.accesses`)
     under the happens-before of *trace*; and the sites taking part."""
     after = clocks(trace)
     # What each thread did to each piece of state, once per site, kind and epoch.

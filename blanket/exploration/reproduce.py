@@ -18,7 +18,7 @@ found on one Python replays on another: the accesses the schedule names
 line) park in the replay as they did in the exploration, and are let go as
 steps like the calls. The file is named by its module's path
 (``shop/bank.py`` for the module ``shop.bank``,
-:func:`blanket.exploration.watch.module_path`): the same in any checkout, and two files
+:func:`blanket.exploration.sites.module_path`): the same in any checkout, and two files
 of one name in two packages stay apart.
 
 The rule after the schedule: the first parked call in thread order ("A"

@@ -40,7 +40,7 @@ class Step:
     #: exploration never waits for a timeout to run out.
     disregarded: bool = False
     #: For a step at a data race, where the access is, the file by its
-    #: module's path: ``"shop/bank.py:12"`` (:attr:`blanket.exploration.watch.Site.place`).
+    #: module's path: ``"shop/bank.py:12"`` (:attr:`blanket.exploration.sites.Site.place`).
     where: str = ""
 
     @property

@@ -40,7 +40,7 @@ from .unseen import Unseen
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker
     from ..transaction import Transaction
-    from .watch import Site
+    from .sites import Site
 
 
 class Option:

@@ -54,8 +54,8 @@ from .reproduce import reproduce
 from .result import Exploration, Failure, Setup
 from .run import Run, run_once
 from .runners import Runners
+from .sites import Site
 from .unseen import Unseen
-from .watch import Site
 
 STRATEGIES = ("dfs", "random", "pct")
 #: What :func:`explore` does with data races on plain shared state.

@@ -19,7 +19,7 @@ code is explored exhaustively with no failure and no race.
 from pathlib import Path
 from types import ModuleType
 
-from blanket.exploration.watch import module_path
+from blanket.exploration.sites import module_path
 
 
 def where(module: ModuleType, code: str) -> str:

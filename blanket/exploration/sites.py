@@ -1,0 +1,241 @@
+"""Where watched code reports its accesses: one :class:`Site` per watched
+instruction, the record each thread keeps of what it reached, and the
+check before each call that makes ``threading``'s makers the scenario's.
+
+A site records an access (:data:`Access`) in a list that only its thread
+appends to, flat: five items an access, so that recording allocates
+nothing the garbage collector tracks. Loads of the methods of ``list``,
+``dict``, ``set`` and ``deque`` that read or change the container count as
+accesses to the container (:data:`CONTAINERS`). A racy site parks the
+access first, as a step (see :meth:`Watch.park
+<blanket.exploration.watch.Watch.park>`).
+"""
+
+from __future__ import annotations
+
+import _thread
+import collections
+import functools
+import os
+import threading
+import types
+import typing
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .watch import Watch
+
+_local = threading.local()
+#: The watch of each entered scenario that has one, by its core.
+watches: dict[object, Watch] = {}
+
+_READS = {"copy", "count", "index", "get", "items", "keys", "values", "isdisjoint",
+          "issubset", "issuperset", "union", "intersection", "difference",
+          "symmetric_difference", "__len__", "__contains__", "__iter__", "__getitem__"}
+_WRITES = {"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft",
+           "popitem", "remove", "clear", "sort", "reverse", "rotate", "setdefault",
+           "update", "add", "discard", "difference_update", "intersection_update",
+           "symmetric_difference_update", "__setitem__", "__delitem__"}
+#: The containers whose methods are accesses: their method names that read
+#: or change them.
+CONTAINERS: dict[type, tuple[frozenset[str], frozenset[str]]] = {
+    kind: (frozenset(n for n in _READS if hasattr(kind, n)),
+           frozenset(n for n in _WRITES if hasattr(kind, n)))
+    for kind in (list, dict, set, collections.deque)}
+METHOD_NAMES = _READS | _WRITES
+# Builtins that read the container they are given as their one argument.
+READERS = frozenset({"len", "sorted", "list", "tuple", "set", "frozenset", "dict", "sum",
+                      "min", "max", "any", "all", "bool", "reversed", "enumerate", "iter"})
+
+
+# The callables that make threads and primitives, by id (a callee need not
+# be hashable): what a call in watched code makes the scenario's own when
+# the scenario adopts (see blanket.exploration.adopt).
+_MAKERS: dict[int, str] = {
+    id(maker): kind for maker, kind in (
+        (_thread.allocate_lock, "Lock"), (_thread.RLock, "RLock"),
+        *((getattr(threading, kind), kind) for kind in (
+            "Thread", "Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore",
+            "Event", "Barrier")))}
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at every call)
+def call_target(callee: object, _kind_of: Any = _MAKERS.get, _id: Any = id) -> object:
+    """What a call in watched code calls instead of *callee*: the adopting
+    scenario's maker when *callee* is ``threading``'s, else *callee*. (Run
+    before every call of watched code: one dictionary look-up; the look-ups
+    of the global names are saved as defaults.)"""
+    kind = _kind_of(_id(callee))
+    return callee if kind is None else _maker(kind, callee)
+
+
+def _maker(kind: str, callee: object) -> object:
+    """The maker of *kind* of the calling thread's scenario, if it adopts
+    and is entered; else *callee* itself."""
+    try:
+        state = _local.state
+    except AttributeError:
+        state = _thread_record()
+    if state is None:
+        return callee
+    watch = state[1]
+    if not watch.makers or not watch.core.regulated:
+        return callee
+    return watch.makers[kind]
+
+
+class Site:
+    """One watched instruction: what it does and where it is."""
+
+    __slots__ = ("write", "name", "depth", "function", "file", "line", "racy", "scope")
+
+    def __init__(self, write: bool, name: str | None, depth: int, function: str,
+                 file: str, line: int | None, scope: dict[str, Any]) -> None:
+        #: Whether the access changes what it reaches.
+        self.write = write
+        #: The attribute or global name; ``None`` for a container access.
+        self.name = name
+        self.depth = depth
+        #: The qualified name of the function the instruction is in.
+        self.function = function
+        self.file = file
+        self.line = line
+        #: Whether the access parks first, as a step of the schedule.
+        self.racy = False
+        self.scope = scope
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the access."""
+        return f"{self.file}:{self.line}"
+
+    @property
+    def place(self) -> str:
+        """``file:line`` of the access as steps name it, the file by its
+        module's path (``tests/race_bugs.py:40``, see :func:`module_path`):
+        the same wherever the code is installed, yet two files of one name
+        in two packages are told apart."""
+        return f"{module_path(self.file, self.scope)}:{self.line}"
+
+    def hit(self, target: object) -> None:
+        """The access is about to happen to *target*: record it."""
+        record(self, target, self.name, self.write)
+
+    def __repr__(self) -> str:
+        verb = "write" if self.write else "read"
+        return f"<Site {verb} {self.name or 'item'} at {self.where}>"
+
+
+@functools.cache
+def _module_path(file: str, module: str) -> str:
+    parts = file.replace(os.sep, "/").split("/")
+    # One part of the path per part of the module's name; a package's own
+    # module (its __init__.py) one more, for the package's folder.
+    count = module.count(".") + 1 + (parts[-1].startswith("__init__."))
+    return "/".join(parts[-count:])
+
+
+def module_path(file: str, scope: dict[str, Any]) -> str:
+    """The end of *file*'s path that its module's name (*scope*'s
+    ``__name__``) spans: ``tests/race_bugs.py`` for the module
+    ``tests.race_bugs``, the file's name for a top-level module or a script
+    (``python -m package.module`` keeps the module's name in ``__spec__``)."""
+    module = str(scope.get("__name__", ""))
+    spec = scope.get("__spec__")
+    if module == "__main__" and spec is not None:
+        module = str(spec.name)
+    return _module_path(file, module)
+
+
+class MethodSite(Site):
+    """A load of an attribute named like a container method: on a ``list``,
+    ``dict``, ``set`` or ``deque`` it is an access to the container."""
+
+    __slots__ = ()
+
+    def hit(self, target: object) -> None:
+        """Record the access: to the container, or to the attribute."""
+        methods = CONTAINERS.get(type(target))
+        if methods is None or self.name not in methods[0] | methods[1]:
+            record(self, target, self.name, self.write)
+        else:
+            record(self, target, None, self.name in methods[1])
+
+
+def record(site: Site, target: object, name: str | None, write: bool) -> None:
+    """Record the access in the calling thread's list; park a racy one."""
+    try:
+        state = _local.state
+    except AttributeError:
+        state = _thread_record()
+    if state is not None:
+        state[0].extend((site, target, name, write, state[1].epoch))
+        if site.racy:
+            state[1].park(site, target, name, write)
+
+
+class ArgumentSite(Site):
+    """The argument of a builtin that reads what it is given (``len(x)``,
+    ``sorted(x)``, ...): a read of a ``list``, ``dict``, ``set`` or
+    ``deque``."""
+
+    __slots__ = ()
+
+    def hit(self, target: object) -> None:
+        """Record a read of *target* if it is one of those containers."""
+        if type(target) in CONTAINERS:
+            record(self, target, None, False)
+
+
+#: ``(site, object, name, write, epoch)``: one access as a thread records it.
+Access = tuple[Site, object, str | None, bool, int]
+
+
+def accesses(record: list[Any]) -> Iterator[Access]:
+    """The accesses in a thread's flat *record*."""
+    items = iter(record)
+    return zip(items, items, items, items, items, strict=True)
+
+
+def _thread_record() -> tuple[list[Any], Watch] | None:
+    """The calling thread's record, made on its first access: threads of a
+    scenario that watches record, others (the scheduler) do not."""
+    thread = threading.current_thread()
+    watch = watches.get(getattr(thread, "_blanket_core", None))
+    state = None if watch is None else watch.join(thread)
+    _local.state = state
+    return state
+
+
+def describe(target: object, name: str | None, site: Site) -> str:
+    """What an access reaches, for steps and reports: ``Counter.count``,
+    ``module.name`` for a global, ``dict`` for a container, the variable's
+    name for a closure's."""
+    if name is None:
+        return type(target).__name__
+    if site.depth < 0:  # a closure's variable
+        return name
+    if site.depth == 0:
+        return f"{site.scope.get('__name__', '?')}.{name}"
+    if isinstance(target, (type, types.ModuleType)):
+        return f"{target.__name__}.{name}"
+    return f"{type(target).__name__}.{name}"
+
+
+class Memory:
+    """The stand-in a racy access parks on: a primitive for the scheduler,
+    named by what the access reaches (``Counter.count``); one per place in
+    the code (:attr:`where`)."""
+
+    __slots__ = ("_name", "_label", "_real", "where", "__weakref__")
+    _kind = "Memory"
+
+    def __init__(self, label: str, where: str) -> None:
+        self._name = self._label = label
+        self._real = None
+        #: The access's :attr:`Site.place` (``"pkg/cache.py:14"``).
+        self.where = where
+
+    def __repr__(self) -> str:
+        return f"<blanket.Memory {self._name!r} at {self.where}>"
