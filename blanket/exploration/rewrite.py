@@ -1,6 +1,6 @@
 """The rewrite: a code object with a call to a :class:`~blanket.exploration.sites.Site`
 before each access to shared state, and one to
-:func:`~blanket.exploration.sites.call_target` before each call.
+``blanket.exploration.sites.call_target`` before each call.
 
 Before every attribute, subscript and global load, store or delete, every
 ``in`` and every ``iter()``, the inserted call hands the object about to be
@@ -59,7 +59,7 @@ _rewritten: dict[tuple[int, int], tuple[types.CodeType, types.CodeType, list[Sit
 
 
 def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType, list[Site]]:
-    """*code* with a call to a :class:`Site` before each access to shared
+    """*code* with a call to a :class:`~blanket.exploration.sites.Site` before each access to shared
     state (nested code objects too), and the sites; made once per code
     object and globals."""
     cached = _rewritten.get((id(code), id(scope)))

@@ -2,11 +2,11 @@
 instruction, the record each thread keeps of what it reached, and the
 check before each call that makes ``threading``'s makers the scenario's.
 
-A site records an access (:data:`Access`) in a list that only its thread
+A site records an access (``Access``) in a list that only its thread
 appends to, flat: five items an access, so that recording allocates
 nothing the garbage collector tracks. Loads of the methods of ``list``,
 ``dict``, ``set`` and ``deque`` that read or change the container count as
-accesses to the container (:data:`CONTAINERS`). A racy site parks the
+accesses to the container (``CONTAINERS``). A racy site parks the
 access first, as a step (see :meth:`Watch.park
 <blanket.exploration.watch.Watch.park>`).
 """

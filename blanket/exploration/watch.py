@@ -6,7 +6,7 @@ methods, classes, modules); inside an exploration the targets of
 watched function runs a rewritten copy of its code object (the original is
 put back when the scenario exits): before every attribute, subscript and
 global load, store or delete, every ``in`` and every ``iter()``, a call
-hands the object about to be accessed to a :class:`Site` (one per
+hands the object about to be accessed to a :class:`~blanket.exploration.sites.Site` (one per
 instruction); a closure's variable is its cell. A site records the access
 (``Access``) in a list that only its thread appends to, flat: five
 items an access, so that recording allocates nothing the garbage collector
@@ -21,7 +21,7 @@ classes, ``_thread.allocate_lock``) becomes the scenario's own when it
 adopts (:mod:`blanket.exploration.adopt`).
 
 A site :func:`blanket.explore` found racing is *racy*: there the access first
-parks as a call on a :class:`Memory` stand-in, a step the scheduler chooses
+parks as a call on a :class:`~blanket.exploration.sites.Memory` stand-in, a step the scheduler chooses
 like any other (``A: write Counter.count``).
 
 Not watched: local variables, code that is not named,
