@@ -21,8 +21,8 @@ classes, ``_thread.allocate_lock``) becomes the scenario's own when it
 adopts (:mod:`blanket.exploration.adopt`).
 
 A site :func:`blanket.explore` found racing is *racy*: there the access first
-parks as a call on a :class:`~blanket.exploration.sites.Memory` stand-in, a step the scheduler chooses
-like any other (``A: write Counter.count``).
+parks as a call on a :class:`~blanket.exploration.sites.Memory` stand-in, a step the
+scheduler chooses like any other (``A: write Counter.count``).
 
 Not watched: local variables, code that is not named,
 frames already running when the code was swapped, and threads blanket did
