@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from . import waiting
 from .core import ScenarioCore
@@ -22,9 +23,12 @@ from .signals import Parked, Signaled
 from .states import State
 from .transaction import Transaction
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .driving import Driver
+
 
 def refuse_if_driven(core: ScenarioCore, thread: threading.Thread,
-                     claimant: object = None) -> None:
+                     claimant: Driver | None = None) -> None:
     """``CompetingDriversError`` if a driver other than *claimant* owns
     *thread* (lock held)."""
     owner = core.drivers.get(thread)

@@ -23,6 +23,7 @@ from .waiting import wait_locked
 if TYPE_CHECKING:  # pragma: no cover
     from .core import ScenarioCore
 
+
 def refuse_entered(core: ScenarioCore) -> None:
     """``RuntimeError`` if the scenario is entered."""
     with core.lock:
@@ -103,8 +104,7 @@ def _settle_started(core: ScenarioCore, started: list[threading.Thread]) -> None
     there instead of going on unregulated."""
     for thread in started:
         try:
-            wait_locked(core, [(thread, Active(thread)), (thread, Terminated(thread))],
-                             None)
+            wait_locked(core, [(thread, Active(thread)), (thread, Terminated(thread))], None)
         except StallError:  # a thread that makes no call: the join bounds it
             pass
 
