@@ -506,6 +506,16 @@ class Kind(Generic[P]):
         primitive.__init__(*args, **kwargs)  # type: ignore[misc]
         return primitive
 
+    def around(self, real: Any) -> P:
+        """A primitive of this kind standing for the existing real primitive
+        *real* (of the kind's ``threading`` class), which it keeps: calls
+        through it are the scenario's, and threads that use *real* directly
+        see the same state (see :mod:`blanket.exploration.realprims`)."""
+        primitive = self._class.__new__(self._class)
+        primitive._core = self._core
+        primitive._adopt(real)
+        return primitive
+
     def __instancecheck__(self, instance: object) -> bool:
         # type(), not isinstance(): the primitive's __class__ is the real one's.
         return type(instance) is self._class and instance._core is self._core

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from . import sleepers
 from .errors import DeadlockError
 from .holdback import join_threads
 from .report import holdings
@@ -160,8 +161,10 @@ def _live_chains(core: ScenarioCore) -> Iterator[tuple[threading.Thread, list[Tr
 def settled(core: ScenarioCore) -> bool:
     """Whether every live thread is parked or asleep for good: nothing will
     change until the scheduler acts."""
-    for _, chain in _live_chains(core):  # every wait of a script asks: stop early
+    for thread, chain in _live_chains(core):  # every wait of a script asks: stop early
         if not chain:
+            if _real_sleep(core, thread, set()):
+                continue
             return False  # running between calls, or not started yet
         top = chain[-1]
         if not top._parked and (top._state is not State.WAITING or wakes(core, top)):
@@ -180,6 +183,47 @@ class Settled(Signaled):
 
     def __repr__(self) -> str:
         return "every live thread parked or asleep for good"
+
+
+def _real_holder(core: ScenarioCore, kind: str, lock: Any) -> threading.Thread | None:
+    """The thread of *core* holding the real lock *lock* (of *kind*), if known:
+    by a twin's calls (blanket.exploration.realprims), an RLock's owner, or
+    the acquire the profile function saw return (see blanket.sleepers)."""
+    live_threads = live(core)
+    for primitive in list(core.primitives):
+        if primitive._real is lock:
+            for thread, counts in holdings(core).items():
+                if counts.get(id(primitive), 0) > 0 and thread in live_threads:
+                    return thread
+    if kind == "RLock":
+        ident = sleepers.owner(lock)
+        return next((t for t in live_threads if t.ident == ident), None)
+    known = sleepers.holders.get(id(lock))
+    return known[1] if known is not None and known[1] in live_threads else None
+
+
+def _real_sleep(core: ScenarioCore, thread: threading.Thread,
+                seen: set[threading.Thread]) -> tuple[str, Any, str,
+                                                      threading.Thread] | None:
+    """What *thread* (in no blanket call) is asleep in for good, if it is:
+    the real lock's kind, the lock, where it is acquired and its holder, a
+    thread of *core* that will not move before the scheduler acts (parked,
+    or asleep for good itself; *seen* are those asked about already)."""
+    entry = sleepers.acquiring.get(thread.ident or 0)
+    if entry is None or entry[0] is not thread or not sleepers.held(entry[2]):
+        return None
+    _, kind, lock, where = entry
+    holder = _real_holder(core, kind, lock)
+    if holder is None or holder is thread:
+        return None
+    chain = core.chain(holder)
+    if chain:
+        top = chain[-1]
+        still = top._parked or (top._state is State.WAITING and not wakes(core, top))
+    else:
+        seen.add(thread)
+        still = holder in seen or _real_sleep(core, holder, seen) is not None
+    return (kind, lock, where, holder) if still else None
 
 
 def parked(core: ScenarioCore) -> list[Transaction]:
@@ -209,6 +253,11 @@ def _wait_for(core: ScenarioCore) -> tuple[
     for thread in live(core):
         chain = core.chain(thread)
         if not chain:
+            sleep = _real_sleep(core, thread, set())
+            if sleep is not None:
+                kind, lock, where, holding = sleep
+                waits[thread] = (f"waits for {sleepers.name(kind, lock)} (acquired at "
+                                 f"{where}, outside blanket)", holding)
             continue
         tx = chain[-1]
         holder = holders.get(id(resource(tx.primitive)))
@@ -236,8 +285,8 @@ def deadlocked(core: ScenarioCore) -> list[threading.Thread]:
         return []
     cycle = deadlock(core)
     for thread in cycle:
-        top = core.chain(thread)[-1]
-        if top._parked and ways(top):
+        chain = core.chain(thread)
+        if chain and chain[-1]._parked and ways(chain[-1]):
             return []
     return cycle
 
@@ -259,7 +308,7 @@ def give_up(core: ScenarioCore, cycle: list[threading.Thread], step: str,
     """
     why, report = stuck_report(core), core.report()
     given_up = cycle + [t for t in also if t not in cycle and not core.terminated(t)]
-    frees = any(core.chain(thread)[-1]._parked for thread in cycle)
+    frees = any(chain and chain[-1]._parked for chain in map(core.chain, cycle))
     abandon(core, given_up)
     if frees:
         core.lock.release()
@@ -280,6 +329,11 @@ def stuck_report(core: ScenarioCore) -> str:
     def says(thread: threading.Thread) -> str:
         owned = [labels[key] for key, count in held.get(thread, {}).items()
                  if count > 0 and key in labels]
+        owned += [sleepers.name("Lock", lock) for lock, holder, _ in
+                  list(sleepers.holders.values()) if holder is thread]
+        owned += [sleepers.name("RLock", lock) for other, _, lock, _ in
+                  list(sleepers.acquiring.values()) if other is not thread
+                  and type(lock) is not _LOCK and sleepers.owner(lock) == thread.ident]
         holds = f"holds {', '.join(owned)} and " if owned else ""
         return f"{thread.name} {holds}{waits[thread][0]}"
 
@@ -312,6 +366,12 @@ def abandon(core: ScenarioCore, threads: list[threading.Thread]) -> None:
     """Give up on *threads* (lock held): their parked calls raise
     :class:`~blanket.errors.Abandoned` and later calls go straight through,
     and sleepers nothing will wake are woken so that they unwind too."""
+    # Asleep for good in a real lock outside blanket (looked at before any
+    # thread is let go): nothing but a release wakes it, and the lock (a
+    # module's, say) would stay held for ever, after the scenario too. Its
+    # holder, given up on too, finds it released if it releases it in turn.
+    sleeps = [sleep for sleep in (_real_sleep(core, thread, set()) for thread in threads
+                                  if not core.chain(thread)) if sleep is not None]
     core.abandoned.update(threads)
     for thread in threads:
         for tx in core.chain(thread):
@@ -319,7 +379,23 @@ def abandon(core: ScenarioCore, threads: list[threading.Thread]) -> None:
                 core.release_park(tx)
             elif tx.state is State.WAITING and not wakes(core, tx):
                 _wake(tx)
+    for kind, lock, _, _ in sleeps:
+        free_real(kind, lock)
     core.changed()
+
+
+def free_real(kind: str, lock: Any) -> None:
+    """Release the real lock *lock* (of *kind*), whichever thread holds it,
+    unless it was released meanwhile (on the free-threaded build a sleeper
+    freed before may have gone on and given it back)."""
+    sleepers.holders.pop(id(lock), None)
+    try:
+        if kind == "Lock":
+            lock.release()
+        else:
+            lock._release_save()
+    except RuntimeError:
+        pass
 
 
 def _wake(tx: Transaction) -> None:

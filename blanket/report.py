@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from . import sleepers
 from .gate import label
 from .states import State
 
@@ -41,6 +42,11 @@ def thread_status(core: ScenarioCore, thread: threading.Thread) -> str:
         return "not started"
     if core.terminated(thread):
         return "terminated"
+    acquiring = sleepers.acquiring.get(thread.ident or 0)
+    if acquiring is not None and acquiring[0] is thread:
+        _, kind, lock, where = acquiring
+        return (f"in {kind}.acquire of {sleepers.name(kind, lock)} at {where}, "
+                "outside blanket (only its release wakes it)")
     return "running, not inside a blanket call"
 
 

@@ -43,6 +43,7 @@ from .. import entry
 from ..gate import forever_or_positive, sleep_in
 from ..threads import ManagedThread
 from ..transaction import CallSpec
+from .realprims import Twins
 from .sites import watches
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -163,4 +164,8 @@ def makers(core: ScenarioCore, kinds: Mapping[str, Callable[..., Any]]
     def thread(*args: Any, **kwargs: Any) -> AdoptedThread:
         return AdoptedThread(core, *args, **kwargs)
 
-    return {**kinds, "Thread": thread}
+    # The twins of the real primitives the watched code uses, and of their
+    # bound methods (see blanket.exploration.realprims).
+    twins = Twins(core, kinds)
+    return {**kinds, "Thread": thread, "use": twins.use, "method": twins.method,
+            "restore": twins.restore}

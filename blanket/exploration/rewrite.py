@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .._bytecode import Assembly, Instruction, call_template
-from .sites import METHOD_NAMES, READERS, ArgumentSite, MethodSite, Site, call_target
+from .realprims import METHODS as PRIMITIVE_METHODS
+from .sites import METHOD_NAMES, READERS, ArgumentSite, MethodSite, Site, call_target, use_target
 
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 
@@ -75,6 +76,7 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
     calls = _reader_calls(assembly.instructions, code.co_names)
     callees = _callees(assembly.instructions)
     swap: int | None = None  # the constant index of call_target, once needed
+    use: int | None = None  # and of use_target
     index = 0
     while index < len(assembly.instructions):
         instruction = assembly.instructions[index]
@@ -85,6 +87,13 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
                 swap = len(consts)
                 consts.append(call_target)
             inserted = _replace(swap, instruction, callee_depth)
+        if _uses_primitive(instruction, code.co_names):
+            # A real primitive about to be entered, or its method loaded: the
+            # adopting scenario's twin instead (blanket.exploration.realprims).
+            if use is None:
+                use = len(consts)
+                consts.append(use_target)
+            inserted += _replace(use, instruction, 1)
         spec = (False, 1, None) if instruction in calls else _OPCODES.get(instruction.name)
         if spec is None:
             if inserted:
@@ -153,6 +162,19 @@ def _replace(const: int, before: Instruction, depth: int) -> list[Instruction]:
     call[-1:] = [Instruction(_SWAP, depth + 1, 0, before.position),
                  Instruction(_POP_TOP, 0, 0, before.position)]
     return call
+
+
+def _uses_primitive(instruction: Instruction, names: tuple[str, ...]) -> bool:
+    """Whether *instruction* enters the object on top of the stack
+    (``with``) or loads from it a method named as a primitive's."""
+    name = instruction.name
+    if name == "BEFORE_WITH":
+        return True
+    if name not in ("LOAD_ATTR", "LOAD_METHOD"):
+        return False
+    shift = _OPCODES[name][2]
+    assert shift is not None
+    return names[instruction.arg >> shift] in PRIMITIVE_METHODS
 
 
 def _reader_calls(instructions: list[Instruction], names: tuple[str, ...]

@@ -22,6 +22,7 @@ wait-for cycle).
 
 from __future__ import annotations
 
+import gc
 import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -396,7 +397,26 @@ def run_once(setup: Setup, name: str, timeout: float, choose: Chooser,
     when *unseen* is given, what it cannot see goes there; *racy* are the
     sites of data races that park (``None``: nothing watched); *parks* are
     a replay's racy accesses, by meaning (see :attr:`blanket.exploration.watch.Watch.parks`);
-    the managed threads run on *runners* when given (see :mod:`blanket.exploration.runners`)."""
+    the managed threads run on *runners* when given (see :mod:`blanket.exploration.runners`).
+
+    The garbage collector waits while the run runs, and collects once it is
+    over: a collection in the middle would run finalizers and weakref
+    callbacks (``logging``'s, which take its lock) in whichever thread it
+    met, at a moment no two runs share, inside blanket's own bookkeeping
+    too, where a lock a parked thread holds would hang the run."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_once(setup, name, timeout, choose, unseen, racy, parks, runners)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_once(setup: Setup, name: str, timeout: float, choose: Chooser,
+              unseen: Unseen | None, racy: set[Site] | None,
+              parks: set[tuple[str, str, str]] | None, runners: Runners | None) -> Run:
+    """:func:`run_once`, with the garbage collector off."""
     run = Run(setup, name, timeout, choose, unseen, racy, parks, runners)
     run.scenario.__enter__()
     run.core.on_settled = run.carry_on  # the threads are parked: none can call it yet

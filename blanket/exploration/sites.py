@@ -23,6 +23,8 @@ import typing
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from .realprims import BOUND, REAL_KINDS
+
 if TYPE_CHECKING:  # pragma: no cover
     from .watch import Watch
 
@@ -61,28 +63,59 @@ _MAKERS: dict[int, str] = {
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every call)
-def call_target(callee: object, _kind_of: Any = _MAKERS.get, _id: Any = id) -> object:
+def call_target(callee: object, _kind_of: Any = _MAKERS.get, _id: Any = id,
+                _type: Any = type, _bound: Any = BOUND, _real: Any = REAL_KINDS) -> object:
     """What a call in watched code calls instead of *callee*: the adopting
-    scenario's maker when *callee* is ``threading``'s, else *callee*. (Run
-    before every call of watched code: one dictionary look-up; the look-ups
-    of the global names are saved as defaults.)"""
+    scenario's maker when *callee* is ``threading``'s, the twin's method
+    when it is a bound method of a real primitive, else *callee*. (Run
+    before every call of watched code: a dictionary look-up and a set's;
+    the look-ups of the global names are saved as defaults.)"""
     kind = _kind_of(_id(callee))
-    return callee if kind is None else _maker(kind, callee)
+    if kind is None:
+        return callee if _type(callee) not in _bound or _type(callee.__self__) not in _real \
+            else _adopted("method", callee)
+    return _maker(kind, callee)
 
 
-def _maker(kind: str, callee: object) -> object:
-    """The maker of *kind* of the calling thread's scenario, if it adopts
-    and is entered; else *callee* itself."""
+@typing.no_type_check  # (typeguard stays off it: it runs at every with)
+def use_target(value: object, _type: Any = type, _real: Any = REAL_KINDS) -> object:
+    """What watched code uses instead of *value*, which it is about to
+    enter (``with``) or load a primitive's method of: the adopting
+    scenario's twin when *value* is a real primitive (see
+    :mod:`blanket.exploration.realprims`), else *value*."""
+    return value if _type(value) not in _real else _adopted("use", value)
+
+
+def _adopting() -> Watch | None:
+    """The calling thread's watch, if its scenario adopts and is entered."""
     try:
         state = _local.state
     except AttributeError:
         state = _thread_record()
     if state is None:
-        return callee
+        return None
     watch = state[1]
-    if not watch.makers or not watch.core.regulated:
-        return callee
-    return watch.makers[kind]
+    return watch if watch.makers and watch.core.regulated else None
+
+
+def _maker(kind: str, callee: object) -> object:
+    """The maker of *kind* of the calling thread's scenario, if it adopts
+    and is entered; else *callee* itself."""
+    watch = _adopting()
+    return callee if watch is None else watch.makers[kind]
+
+
+def _adopted(how: str, value: object) -> object:
+    """What the calling thread's adopting scenario uses instead of the real
+    primitive *value* (*how* is ``"use"``) or its bound method
+    (``"method"``); *value* itself outside one."""
+    watch = _adopting()
+    # Code run inside blanket's own bookkeeping (a weakref callback the
+    # garbage collector runs there, say) keeps the real one: its calls
+    # cannot park while the thread holds the scenario's lock.
+    if watch is None or watch.core.lock._is_owned():  # type: ignore[attr-defined]
+        return value
+    return watch.makers[how](value)
 
 
 class Site:

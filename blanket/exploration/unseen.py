@@ -38,6 +38,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from .. import sleepers
 from .watch import BLANKET_FOLDER
 
 _THREADING = threading.__file__
@@ -62,6 +63,15 @@ Profile = Callable[[FrameType, str, Any], object]
 def _ours(filename: str) -> bool:
     """Whether code in *filename* is blanket's or threading's own."""
     return filename.startswith(BLANKET_FOLDER) or filename == _THREADING
+
+
+def _given_up() -> bool:
+    """Whether the calling thread is one its scenario gave up on: it
+    unwinds, its calls going straight to the real primitives (not a gap in
+    what the run saw: the run is over)."""
+    thread = threading.current_thread()
+    core = getattr(thread, "_blanket_core", None)
+    return core is not None and thread in core.abandoned
 
 
 def _site(frame: FrameType) -> str:
@@ -109,19 +119,27 @@ class Unseen:
         if event == "c_call":
             kind = _C_PRIMITIVES.get(type(getattr(arg, "__self__", None)))
             if kind is not None:
-                self._c_call(frame, (kind, f"real {kind} used"))
+                if self._c_call(frame, (kind, f"real {kind} used")):
+                    # Who waits for and holds which real lock: the deadlock
+                    # report names them (blanket.sleepers).
+                    sleepers.real_call(kind, arg, _site(frame))
             else:
                 noted = _C_CALLS.get(id(arg))
                 if noted is not None:
                     self._c_call(frame, noted)
         elif event == "call" and frame.f_code.co_filename == _THREADING:
             self._threading_call(frame)
+        elif sleepers.acquiring and event[0] == "c":  # c_return, c_exception
+            sleepers.real_return(arg)
 
-    def _c_call(self, frame: FrameType, noted: tuple[str, str]) -> None:
+    def _c_call(self, frame: FrameType, noted: tuple[str, str]) -> bool:
         """A builtin that is noted was called in *frame*: note it unless
-        blanket or threading called it."""
-        if not _ours(frame.f_code.co_filename):
+        blanket or threading called it, or a thread given up on unwinds;
+        whether it was noted."""
+        if not _ours(frame.f_code.co_filename) and not _given_up():
             self._note(noted[0], _site(frame), noted[1])
+            return True
+        return False
 
     def _threading_call(self, frame: FrameType) -> None:
         """*frame* runs a function of the threading module: note a real

@@ -131,6 +131,9 @@ class Watch:
     def restore(self) -> None:
         """Put every original code object back (the scenario exits)."""
         watches.pop(self.core, None)
+        restore = self.makers.get("restore")
+        if restore is not None:  # the real primitives twinned, as they were
+            restore()  # (see blanket.exploration.realprims)
         while self._installed:
             function, original = self._installed.pop()
             function.__code__ = original

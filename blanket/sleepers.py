@@ -1,0 +1,82 @@
+"""The real locks the scenarios' threads are acquiring and hold outside
+blanket's control, as an exploration's profile function sees them.
+
+A thread asleep in a real ``Lock`` or ``RLock`` (one code that is not
+watched takes) is in no blanket call: without this, the scheduler could
+only see it "running" until its bound ran out. The profile function of
+:mod:`blanket.exploration.unseen` tells :func:`real_call` and
+:func:`real_return` of each call on a real lock the thread makes from code
+that is not blanket's; :mod:`blanket.progress` and :mod:`blanket.report`
+read what they kept: which lock a thread is acquiring and where, and who
+holds a plain ``Lock`` (an ``RLock`` names its owner itself).
+"""
+
+from __future__ import annotations
+
+import _thread
+import re
+import threading
+import typing
+from _thread import get_ident
+from typing import Any
+
+#: The real lock each thread is acquiring, by its ident: ``(thread, kind,
+#: lock, where)``, from the call until it returns.
+acquiring: dict[int, tuple[threading.Thread, str, Any, str]] = {}
+#: Who holds each real ``Lock`` taken outside blanket, by the lock's id:
+#: ``(lock, thread, where)``.
+holders: dict[int, tuple[Any, threading.Thread, str]] = {}
+
+_ACQUIRES = frozenset({"acquire", "acquire_lock", "__enter__"})
+_RELEASES = frozenset({"release", "release_lock", "__exit__"})
+_OWNER = re.compile(r"owner=(\d+)")
+
+
+def real_call(kind: str, method: Any, where: str) -> None:
+    """The calling thread of a scenario calls *method*, a bound method of a
+    real lock of *kind* (``"Lock"`` or ``"RLock"``), at *where*."""
+    thread = threading.current_thread()
+    core: Any = getattr(thread, "_blanket_core", None)
+    if core is None:
+        return
+    lock, name = method.__self__, method.__name__
+    if name in _ACQUIRES:
+        acquiring[get_ident()] = (thread, kind, lock, where)
+        with core.lock:  # the scheduler looks again: asleep for good, maybe
+            core.changed()
+    elif name in _RELEASES:
+        holders.pop(id(lock), None)
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at every C return while acquiring)
+def real_return(method: Any) -> None:
+    """A builtin *method* the calling thread called returned (or raised):
+    if it is the acquire :func:`real_call` kept, the thread is no longer
+    acquiring, and holds the lock if it is locked and held by nobody known."""
+    entry = acquiring.get(get_ident())
+    if entry is None or getattr(method, "__self__", None) is not entry[2]:
+        return
+    del acquiring[get_ident()]
+    thread, kind, lock, where = entry
+    if kind == "Lock" and lock.locked():
+        known = holders.get(id(lock))
+        if known is None or not known[1].is_alive():
+            holders[id(lock)] = (lock, thread, where)
+
+
+def held(lock: Any) -> bool:
+    """Whether the real lock *lock* is held."""
+    if type(lock) is _thread.RLock:
+        return " count=0 " not in repr(lock)  # it tells only in its repr
+    return bool(lock.locked())
+
+
+def owner(lock: Any) -> int | None:
+    """The ident of the thread holding the real ``RLock`` *lock*, or None."""
+    match = _OWNER.search(repr(lock))
+    return int(match.group(1)) if match and match.group(1) != "0" else None
+
+
+def name(kind: str, lock: Any) -> str:
+    """How reports name a real lock: ``real Lock 0X7F...``."""
+    return f"real {kind} 0X{id(lock):X}"
