@@ -435,8 +435,8 @@ class Scenario:
 
     def instrument(self, *targets: object) -> None:
         """Watch the accesses *targets* make to shared state (attributes,
-        subscripts, globals, ``in``, iteration, the methods of ``list``,
-        ``dict``, ``set`` and ``deque``) while the scenario is entered.
+        subscripts, globals, ``in``, iteration, calls into C code on a
+        mutable object) while the scenario is entered.
         A target is a function, a method, a class (its functions) or a
         module (the functions and classes defined in it); see
         :mod:`blanket.exploration.watch`. The original code is back once the scenario

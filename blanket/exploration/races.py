@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .sites import Site, accesses, describe
+from .sites import Site, accesses, describe, is_item
 
 #: One step of a run: its thread's number, its key (what it acted on), and
 #: the threads it moved besides its own.
@@ -81,17 +81,32 @@ def _join(clock: dict[int, int], other: dict[int, int]) -> dict[int, int]:
     return clock
 
 
+Entry = tuple[int, Site, bool, int]
+
+
 def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceStep]
          ) -> tuple[list[Race], set[Site]]:
     """The races among *records* (each thread's number, name and flat record
     of accesses, see :func:`blanket.exploration.sites.accesses`)
-    under the happens-before of *trace*; and the sites taking part."""
+    under the happens-before of *trace*; and the sites taking part.
+
+    An access of a whole dict meets the accesses of the names it holds: of
+    the globals it is (``globals()[name] = v``, ``exec(code, namespace)``),
+    and of the attributes of the object whose ``__dict__`` it is
+    (``vars(obj)[name] = v``); a write of ``obj.__class__`` or
+    ``obj.__dict__`` meets every attribute access of ``obj``."""
     after = clocks(trace)
     # What each thread did to each piece of state, once per site, kind and epoch.
-    seen: dict[tuple[int, str | None], dict[tuple[int, Site, bool, int], str]] = {}
+    seen: dict[tuple[int, str | None], dict[Entry, str]] = {}
     targets: dict[int, object] = {}
+    owners = _owners(records)
     for thread, name, record in records:
         for site, target, attribute, write, epoch in accesses(record):
+            if attribute is not None and is_item(site):
+                # A dict's item: the attribute of the object whose __dict__ it
+                # is, else (like any other item) the whole container.
+                owner = owners.get(id(target))
+                target, attribute = (target, None) if owner is None else (owner, attribute)
             targets[id(target)] = target
             entries = seen.setdefault((id(target), attribute), {})
             entries.setdefault((thread, site, write, epoch), name)
@@ -99,27 +114,88 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
     sites: set[Site] = set()
     for (target_id, attribute), entries in seen.items():
         items = list(entries.items())
-        for i, (a, a_name) in enumerate(items):
-            if not a[2]:
-                continue  # two reads never race: each pair has a write first
-            for j, (b, b_name) in enumerate(items):
-                # Two writes are one pair, taken once.
-                if a[0] == b[0] or (b[2] and j < i):
-                    continue
-                # Only the access at the earlier epoch can happen before the
-                # other (a clock after step f knows of no step past f; at one
-                # epoch neither does).
-                earlier, later = (a, b) if a[3] < b[3] else (b, a)
-                if _ordered(after, earlier, later):
-                    continue
-                what = describe(targets[target_id], attribute, a[1])
-                first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
-                                       key=lambda side: (side[0], side[1].line or 0))
-                sites.update((a[1], b[1]))
-                races.setdefault((*first[:2], *second[:2], what), Race(
-                    what, (first[0], _verb(first[2]), first[1].place),
-                    (second[0], _verb(second[2]), second[1].place)))
+        pairs = [(a, b) for i, a in enumerate(items) for j, b in enumerate(items)
+                 # Two writes are one pair, taken once.
+                 if a[0][2] and a[0][0] != b[0][0] and (not b[0][2] or j > i)]
+        pairs += [(a, b) for a in items for b in _met(seen, targets, target_id, attribute)
+                  if a[0][0] != b[0][0] and (a[0][2] or b[0][2])]
+        for (a, a_name), (b, b_name) in pairs:
+            # Only the access at the earlier epoch can happen before the
+            # other (a clock after step f knows of no step past f; at one
+            # epoch neither does).
+            earlier, later = (a, b) if a[3] < b[3] else (b, a)
+            if _ordered(after, earlier, later):
+                continue
+            what = describe(targets[target_id], attribute, b[1] if is_item(a[1]) else a[1])
+            first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
+                                   key=lambda side: (side[0], side[1].line or 0))
+            sites.update((a[1], b[1]))
+            races.setdefault((*first[:2], *second[:2], what), Race(
+                what, (first[0], _verb(first[2]), first[1].place),
+                (second[0], _verb(second[2]), second[1].place)))
     return list(races.values()), sites
+
+
+_WHOLE = ("__class__", "__dict__")
+
+
+def _met(seen: dict[tuple[int, str | None], dict[Entry, str]], targets: dict[int, object],
+         target_id: int, attribute: str | None) -> list[tuple[Entry, str]]:
+    """The accesses of other state that the accesses of *attribute* of the
+    target meet: those of the whole dict holding it, and writes of the
+    object's class or ``__dict__``."""
+    if attribute is None:
+        return []
+    target = targets[target_id]
+    met: list[tuple[Entry, str]] = []
+    if type(target) is dict:  # a namespace: the globals
+        met += seen.get((target_id, None), {}).items()
+    namespace = _namespace(target)
+    if namespace is not None:
+        met += seen.get((id(namespace), None), {}).items()
+    if attribute not in _WHOLE:
+        met += [entry for name in _WHOLE for entry in seen.get((target_id, name), {}).items()
+                if entry[0][2]]
+    return met
+
+
+def _namespace(target: object) -> dict[str, Any] | None:
+    """*target*'s instance dict (a module's: its globals), if it has one."""
+    try:
+        namespace = object.__getattribute__(target, "__dict__")
+    except Exception:  # noqa: BLE001 - no instance dict, however it says so
+        return None
+    return namespace if type(namespace) is dict else None
+
+
+def _owners(records: Sequence[tuple[int, str, list[Any]]]) -> dict[int, object]:
+    """The objects whose attributes the threads accessed, by the id of their
+    ``__dict__``."""
+    owners: dict[int, object] = {}
+    for _, _, record in records:
+        for site, target, attribute, _, _ in accesses(record):
+            if attribute is not None and not is_item(site) and site.depth > 0:
+                namespace = _namespace(target)
+                if namespace is not None:
+                    owners[id(namespace)] = target
+    return owners
+
+
+def overlap(a: str, b: str) -> bool:
+    """Whether parked accesses labelled *a* and *b* (see
+    :func:`blanket.exploration.sites.describe`) may reach the same state:
+    the same label, a whole dict (a namespace, an instance's ``__dict__``)
+    and a name, or a class's write and an attribute of that class."""
+    if a == b:
+        return True
+    for one, other in ((a, b), (b, a)):
+        if (one == "dict" and "." in other) or \
+                (one.endswith(_WHOLE_SUFFIXES) and other.startswith(one.rsplit(".", 1)[0] + ".")):
+            return True
+    return False
+
+
+_WHOLE_SUFFIXES = tuple(f".{name}" for name in _WHOLE)
 
 
 def _verb(write: bool) -> str:

@@ -1,11 +1,15 @@
 """The rewrite: a code object with a call to a :class:`~blanket.exploration.sites.Site`
-before each access to shared state, and one to
-``blanket.exploration.sites.call_target`` before each call.
+before each access to shared state, and one to a
+:class:`~blanket.exploration.ccalls.CallSite` before each call.
 
 Before every attribute, subscript and global load, store or delete, every
 ``in`` and every ``iter()``, the inserted call hands the object about to be
-accessed to the instruction's site; a closure's variable is its cell. The
-rewritten code is made once per code object and globals, and kept.
+accessed to the instruction's site (and a subscript's key); a closure's
+variable is its cell. Before every call the call's site gets the callable
+and the first two positional arguments, and puts what
+:func:`~blanket.exploration.sites.call_target` gives in the callable's
+place. The rewritten code is made once per code object and globals, and
+kept.
 """
 
 from __future__ import annotations
@@ -13,12 +17,12 @@ from __future__ import annotations
 import dis
 import sys
 import types
-from collections.abc import Callable
 from typing import Any
 
 from .._bytecode import Assembly, Instruction, call_template
+from .ccalls import CallSite, ItemSite, MethodSite
 from .realprims import METHODS as PRIMITIVE_METHODS
-from .sites import METHOD_NAMES, READERS, ArgumentSite, MethodSite, Site, call_target, use_target
+from .sites import Site, use_target
 
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 
@@ -29,6 +33,7 @@ _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 _OPCODES: dict[str, tuple[bool, int, int | None]] = {
     "LOAD_ATTR": (False, 1, _NAME_SHIFT),
     "LOAD_METHOD": (False, 1, 0),
+    "LOAD_SUPER_ATTR": (False, 1, 2),  # (3.12) self is on top
     "STORE_ATTR": (True, 1, 0),
     "DELETE_ATTR": (True, 1, 0),
     "BINARY_SUBSCR": (False, 2, None),
@@ -47,6 +52,7 @@ _OPCODES: dict[str, tuple[bool, int, int | None]] = {
     "DELETE_DEREF": (True, -1, None),
 }
 
+_ITEMS = frozenset({"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR"})
 _CALL, _CALL_LOAD = call_template()
 _COPY = dis.opmap["COPY"]
 _SWAP = dis.opmap["SWAP"]
@@ -73,28 +79,26 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             consts[n], inner = rewrite(const, scope)
             sites += inner
     assembly = Assembly.of(code)
-    calls = _reader_calls(assembly.instructions, code.co_names)
-    callees = _callees(assembly.instructions)
-    swap: int | None = None  # the constant index of call_target, once needed
-    use: int | None = None  # and of use_target
+    callees = _callees(assembly.instructions, code.co_consts)
+    use: int | None = None  # the constant index of use_target, once needed
     index = 0
     while index < len(assembly.instructions):
         instruction = assembly.instructions[index]
         inserted: list[Instruction] = []
-        callee_depth = callees.get(instruction)
-        if callee_depth is not None:
-            if swap is None:
-                swap = len(consts)
-                consts.append(call_target)
-            inserted = _replace(swap, instruction, callee_depth)
+        callee = callees.get(instruction)
+        if callee is not None:
+            call = CallSite(code.co_qualname, code.co_filename, instruction.position[0], scope)
+            sites.append(call)
+            inserted = _replace(len(consts), instruction, *callee)
+            consts.append(call.target)
         if _uses_primitive(instruction, code.co_names):
             # A real primitive about to be entered, or its method loaded: the
             # adopting scenario's twin instead (blanket.exploration.realprims).
             if use is None:
                 use = len(consts)
                 consts.append(use_target)
-            inserted += _replace(use, instruction, 1)
-        spec = (False, 1, None) if instruction in calls else _OPCODES.get(instruction.name)
+            inserted += _replace(use, instruction, 1, [])
+        spec = _OPCODES.get(instruction.name)
         if spec is None:
             if inserted:
                 assembly.insert(index, inserted)
@@ -105,21 +109,24 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             name = code._varname_from_oparg(instruction.arg)  # type: ignore[attr-defined]
         else:
             name = None if shift is None else code.co_names[instruction.arg >> shift]
-        kind: type[Site] = Site
-        if instruction in calls:
-            kind = ArgumentSite
-        elif name in METHOD_NAMES and depth > 0:
-            kind = MethodSite
-        site = kind(write, name, depth, code.co_qualname, code.co_filename,
-                    instruction.position[0], scope)
+        where = (code.co_qualname, code.co_filename, instruction.position[0], scope)
+        site: Site
+        if name is not None and _loads_method(instruction):
+            site = MethodSite(name, *where, instruction.name == "LOAD_SUPER_ATTR")
+        elif instruction.name in _ITEMS:
+            site = ItemSite(write, *where)
+        else:
+            site = Site(write, name, depth, *where)
         sites.append(site)
-        inserted += _call(site.hit, len(consts), instruction, depth)
+        # An item's key is on top, over its container.
+        inserted += _call(len(consts), instruction, depth,
+                          *([1] if isinstance(site, ItemSite) else []))
         consts.append(site.hit)
         if depth == 0:
             consts.append(scope)
         assembly.insert(index, inserted)
         index += len(inserted) + 1
-    new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 3)
+    new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 5)
     _rewritten[(id(code), id(scope))] = (code, new, sites)
     return new, sites
 
@@ -138,27 +145,41 @@ _CALLEE_AT: dict[str, tuple[int, int]] = {
 }
 
 
-def _callees(instructions: list[Instruction]) -> dict[Instruction, int]:
-    """Where each call's callable is replaced by what :func:`call_target` gives:
-    the instruction to insert the replacement before (a call, or the
-    ``KW_NAMES`` that must come right before it), and how deep the callable
-    is under the stack's top there. On 3.11 and 3.12 a method call's slot
-    holds ``self``, which is never a maker: it stays."""
-    found: dict[Instruction, int] = {}
+def _callees(instructions: list[Instruction], consts: tuple[object, ...]
+             ) -> dict[Instruction, tuple[int, list[int]]]:
+    """Where each call's callable is replaced by what its
+    :class:`~blanket.exploration.ccalls.CallSite` gives: the instruction to
+    insert the replacement before (a call, or the ``KW_NAMES`` that must come
+    right before it), how deep the callable is under the stack's top there,
+    and how deep its first two positional arguments are (those it has, and
+    none for ``CALL_FUNCTION_EX`` or keywords' names not known). On 3.11 and
+    3.12 a method call's slot holds ``self``, which is never a maker: it
+    stays."""
+    found: dict[Instruction, tuple[int, list[int]]] = {}
     for n, instruction in enumerate(instructions):
         at = _CALLEE_AT.get(instruction.name)
         if at is None:
             continue
         depth = (instruction.arg & at[0]) + at[1]
         before = instructions[n - 1]
-        found[before if before.name == "KW_NAMES" else instruction] = depth
+        count, names = instruction.arg, before.name == "LOAD_CONST"
+        if instruction.name == "CALL_FUNCTION_EX" or \
+                (instruction.name == "CALL_KW" and not names):
+            count = 0
+        elif instruction.name == "CALL_KW" or before.name == "KW_NAMES":
+            count -= len(consts[before.arg])  # type: ignore[arg-type]
+        # The first argument is as deep as the count (CALL_KW's names on top).
+        first = instruction.arg + (instruction.name == "CALL_KW")
+        found[before if before.name == "KW_NAMES" else instruction] = (
+            depth, [first - i for i in range(min(count, 2))])
     return found
 
 
-def _replace(const: int, before: Instruction, depth: int) -> list[Instruction]:
-    """The stack's item *depth* deep replaced by ``call_target(item)`` (the
-    constant *const*), before *before*."""
-    call = _call(call_target, const, before, depth)
+def _replace(const: int, before: Instruction, depth: int, arguments: list[int]
+             ) -> list[Instruction]:
+    """The stack's item *depth* deep replaced by ``hook(item, *args)`` (the
+    constant *const*), *args* copied from *arguments* deep, before *before*."""
+    call = _call(const, before, depth, *arguments)
     call[-1:] = [Instruction(_SWAP, depth + 1, 0, before.position),
                  Instruction(_POP_TOP, 0, 0, before.position)]
     return call
@@ -177,38 +198,18 @@ def _uses_primitive(instruction: Instruction, names: tuple[str, ...]) -> bool:
     return names[instruction.arg >> shift] in PRIMITIVE_METHODS
 
 
-def _reader_calls(instructions: list[Instruction], names: tuple[str, ...]
-                  ) -> set[Instruction]:
-    """The calls of a reading builtin with one argument (``len(x)``): the
-    instruction that starts each call (``PRECALL`` on 3.11), when nothing
-    but loads come between the builtin's load and the call."""
-    found: set[Instruction] = set()
-    for n, instruction in enumerate(instructions):
-        if instruction.name != "LOAD_GLOBAL" or names[instruction.arg >> 1] not in READERS:
-            continue
-        for after in instructions[n + 1:]:  # pragma: no branch - code ends in a return
-            if after.name in ("PRECALL", "CALL"):
-                if after.arg == 1:
-                    found.add(after)
-                break
-            if not after.name.startswith(("LOAD_", "PUSH_NULL")) or _prepares_call(after):
-                break
-    return found
-
-
-def _prepares_call(instruction: Instruction) -> bool:
-    """Whether *instruction* loads a callable for a call (with its ``NULL``
-    or ``self``): the call that follows is not the builtin's."""
+def _loads_method(instruction: Instruction) -> bool:
+    """Whether *instruction* loads a method for the call that follows."""
     name = instruction.name
-    return name == "LOAD_METHOD" or (name == "LOAD_GLOBAL" and bool(instruction.arg & 1)) \
-        or (name == "LOAD_ATTR" and bool(_NAME_SHIFT) and bool(instruction.arg & 1))
+    return name == "LOAD_METHOD" or (name in ("LOAD_ATTR", "LOAD_SUPER_ATTR")
+                                      and bool(_NAME_SHIFT) and bool(instruction.arg & 1))
 
 
-def _call(hook: Callable[[object], object], const: int, access: Instruction, depth: int
-          ) -> list[Instruction]:
-    """``hook(x)`` before *access*, with ``x`` copied from *depth* under the
-    stack's top, the globals (the constant after the hook's) when *depth* is
-    0, or the cell *access* reaches when *depth* is -1."""
+def _call(const: int, access: Instruction, depth: int, *more: int) -> list[Instruction]:
+    """``hook(x, ...)`` (the constant *const*) before *access*, with ``x``
+    copied from *depth* under the stack's top, the globals (the constant
+    after the hook's) when *depth* is 0, or the cell *access* reaches when
+    *depth* is -1; and an argument copied from each of *more* deep."""
     position = access.position
     call = [Instruction(i.opcode, i.arg, i.caches, position) for i in _CALL]
     call[_CALL_LOAD].opcode, call[_CALL_LOAD].arg = _LOAD_CONST, const
@@ -219,7 +220,10 @@ def _call(hook: Callable[[object], object], const: int, access: Instruction, dep
         argument = Instruction(_LOAD_CONST, const + 1, 0, position)
     else:
         argument = Instruction(_COPY, depth + 2, 0, position)
-    call.insert(at, argument)
-    for instruction in call[at + 1:-1]:
-        instruction.arg = 1
+    # Each argument copied is one more item above those it copies from.
+    arguments = [argument, *(Instruction(_COPY, deep + 3 + n, 0, position)
+                             for n, deep in enumerate(more))]
+    call[at:at] = arguments
+    for instruction in call[at + len(arguments):-1]:
+        instruction.arg = len(arguments)
     return call

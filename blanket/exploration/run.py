@@ -76,11 +76,13 @@ def key_of(tx: Transaction) -> str:
 
 def dependent(a: str, b: str) -> bool:
     """Whether steps on keys *a* and *b* may not commute: calls on one
-    primitive, or accesses to one piece of state but two reads."""
+    primitive, or accesses to one piece of state (see
+    :func:`~blanket.exploration.races.overlap`) but two reads."""
     if a == b:
         return not a.startswith(READ)
     return a.startswith(MEMORY) and b.startswith(MEMORY) and \
-        a.split(":", 2)[2] == b.split(":", 2)[2]
+        not (a.startswith(READ) and b.startswith(READ)) and \
+        races.overlap(a.split(":", 2)[2], b.split(":", 2)[2])
 
 
 READ = f"{MEMORY}read:"

@@ -4,17 +4,16 @@ check before each call that makes ``threading``'s makers the scenario's.
 
 A site records an access (``Access``) in a list that only its thread
 appends to, flat: five items an access, so that recording allocates
-nothing the garbage collector tracks. Loads of the methods of ``list``,
-``dict``, ``set`` and ``deque`` that read or change the container count as
-accesses to the container (``CONTAINERS``). A racy site parks the
-access first, as a step (see :meth:`Watch.park
+nothing the garbage collector tracks. The sites of loads of methods and of
+calls, whose accesses depend on what is called (a C method on a mutable
+object is an access of the object), are :mod:`blanket.exploration.ccalls`'s.
+A racy site parks the access first, as a step (see :meth:`Watch.park
 <blanket.exploration.watch.Watch.park>`).
 """
 
 from __future__ import annotations
 
 import _thread
-import collections
 import functools
 import os
 import threading
@@ -31,25 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _local = threading.local()
 #: The watch of each entered scenario that has one, by its core.
 watches: dict[object, Watch] = {}
-
-_READS = {"copy", "count", "index", "get", "items", "keys", "values", "isdisjoint",
-          "issubset", "issuperset", "union", "intersection", "difference",
-          "symmetric_difference", "__len__", "__contains__", "__iter__", "__getitem__"}
-_WRITES = {"append", "appendleft", "extend", "extendleft", "insert", "pop", "popleft",
-           "popitem", "remove", "clear", "sort", "reverse", "rotate", "setdefault",
-           "update", "add", "discard", "difference_update", "intersection_update",
-           "symmetric_difference_update", "__setitem__", "__delitem__"}
-#: The containers whose methods are accesses: their method names that read
-#: or change them.
-CONTAINERS: dict[type, tuple[frozenset[str], frozenset[str]]] = {
-    kind: (frozenset(n for n in _READS if hasattr(kind, n)),
-           frozenset(n for n in _WRITES if hasattr(kind, n)))
-    for kind in (list, dict, set, collections.deque)}
-METHOD_NAMES = _READS | _WRITES
-# Builtins that read the container they are given as their one argument.
-READERS = frozenset({"len", "sorted", "list", "tuple", "set", "frozenset", "dict", "sum",
-                      "min", "max", "any", "all", "bool", "reversed", "enumerate", "iter"})
-
 
 # The callables that make threads and primitives, by id (a callee need not
 # be hashable): what a call in watched code makes the scenario's own when
@@ -181,21 +161,6 @@ def module_path(file: str, scope: dict[str, Any]) -> str:
     return _module_path(file, module)
 
 
-class MethodSite(Site):
-    """A load of an attribute named like a container method: on a ``list``,
-    ``dict``, ``set`` or ``deque`` it is an access to the container."""
-
-    __slots__ = ()
-
-    def hit(self, target: object) -> None:
-        """Record the access: to the container, or to the attribute."""
-        methods = CONTAINERS.get(type(target))
-        if methods is None or self.name not in methods[0] | methods[1]:
-            record(self, target, self.name, self.write)
-        else:
-            record(self, target, None, self.name in methods[1])
-
-
 def record(site: Site, target: object, name: str | None, write: bool) -> None:
     """Record the access in the calling thread's list; park a racy one."""
     try:
@@ -206,19 +171,6 @@ def record(site: Site, target: object, name: str | None, write: bool) -> None:
         state[0].extend((site, target, name, write, state[1].epoch))
         if site.racy:
             state[1].park(site, target, name, write)
-
-
-class ArgumentSite(Site):
-    """The argument of a builtin that reads what it is given (``len(x)``,
-    ``sorted(x)``, ...): a read of a ``list``, ``dict``, ``set`` or
-    ``deque``."""
-
-    __slots__ = ()
-
-    def hit(self, target: object) -> None:
-        """Record a read of *target* if it is one of those containers."""
-        if type(target) in CONTAINERS:
-            record(self, target, None, False)
 
 
 #: ``(site, object, name, write, epoch)``: one access as a thread records it.
@@ -245,7 +197,7 @@ def describe(target: object, name: str | None, site: Site) -> str:
     """What an access reaches, for steps and reports: ``Counter.count``,
     ``module.name`` for a global, ``dict`` for a container, the variable's
     name for a closure's."""
-    if name is None:
+    if name is None or is_item(site):
         return type(target).__name__
     if site.depth < 0:  # a closure's variable
         return name
@@ -254,6 +206,12 @@ def describe(target: object, name: str | None, site: Site) -> str:
     if isinstance(target, (type, types.ModuleType)):
         return f"{target.__name__}.{name}"
     return f"{type(target).__name__}.{name}"
+
+
+def is_item(site: Site) -> bool:
+    """Whether *site* is a subscript's, whose name is a dict's key (see
+    :class:`~blanket.exploration.ccalls.ItemSite`), not an attribute's."""
+    return site.name is None and site.depth == 2
 
 
 class Memory:

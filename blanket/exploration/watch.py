@@ -11,9 +11,9 @@ instruction); a closure's variable is its cell. A site records the access
 (``Access``) in a list that only its thread appends to, flat: five
 items an access, so that recording allocates nothing the garbage collector
 tracks. :mod:`blanket.exploration.races` reads the lists once the threads have
-finished. Loads of the methods of ``list``, ``dict``,
-``set`` and ``deque`` that read or change the container count as accesses
-to the container.
+finished. A call into C code on a mutable object (a C method, or a C
+function given the object) is an access of the object
+(:mod:`blanket.exploration.ccalls`).
 
 Before every call, too, the callable is checked (one dictionary look-up
 by its id): one of ``threading``'s makers (``Thread``, the primitive

@@ -1,0 +1,264 @@
+"""Which calls into C code are accesses, and of what: a method of a C type
+called on a mutable object (``shared.append(x)``, ``od.move_to_end(k)``, a
+bound method stored earlier), and the C functions that take the object they
+access as an argument (``heapq.heappush(heap, x)``, ``next(it)``,
+``len(x)``, ``setattr(obj, name, v)``, ``exec(code, namespace)``).
+
+A C method is looked up the way the call finds it: along the type's MRO,
+so a subclass (``OrderedDict``, ``defaultdict``, ``Counter``, a class of the
+user's) shares its base's entry. The table (:data:`WRITES`) is keyed by the
+method itself, the descriptor found on the C type that defines it: a method
+of a known type (``list``, ``dict``, ``set``, ``deque``, ``OrderedDict``,
+``defaultdict``, ``bytearray``, ``array.array``, ``queue.SimpleQueue``) is a
+write when it changes its object and a read otherwise; a method of any other
+C type is a write, since blanket cannot know what it does. A method of an
+immutable type (``str``, ``int``, ``tuple``, ...) and calls on immutable
+objects, classes and modules are never accesses.
+
+Each load of a method for a call (:class:`MethodSite`) and each call
+(:class:`CallSite`) of watched code is a site; a call's site also hands the
+call's callable on to :func:`~blanket.exploration.sites.call_target`.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+import collections
+import functools
+import heapq
+import operator
+import queue
+import types
+import typing
+from typing import Any
+
+from .realprims import REAL_KINDS
+from .sites import Site, call_target, record
+
+_C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType)
+
+#: The types whose objects never change: calls on them are never accesses
+#: (classes and modules too: see :func:`shared`).
+IMMUTABLE: frozenset[type] = frozenset({
+    str, bytes, int, float, complex, bool, tuple, frozenset, type(None), range, slice,
+    type(...), type(NotImplemented), types.ModuleType, types.FunctionType,
+    types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType, types.CodeType,
+    *_C_METHODS, property, staticmethod, classmethod})
+
+# What calls are never accesses of: immutable objects, and the primitives
+# (a real one's calls are its twin's steps, see blanket.exploration.realprims).
+_NEVER = IMMUTABLE | frozenset(REAL_KINDS)
+
+_COMMON = ("__init__", "__setitem__", "__delitem__", "clear")
+_SEQUENCE = (*_COMMON, "append", "extend", "insert", "pop", "remove", "reverse",
+             "__iadd__", "__imul__")
+_MAPPING = (*_COMMON, "pop", "popitem", "update", "setdefault", "__ior__")
+# The methods that change their object, per C type; the type's other
+# methods read it.
+_CHANGING: dict[type, tuple[str, ...]] = {
+    list: (*_SEQUENCE, "sort"),
+    dict: _MAPPING,
+    collections.OrderedDict: (*_MAPPING, "move_to_end"),
+    collections.defaultdict: (*_MAPPING, "__missing__"),
+    set: (*_COMMON, "add", "discard", "remove", "pop", "update", "difference_update",
+          "intersection_update", "symmetric_difference_update", "__ior__", "__iand__",
+          "__isub__", "__ixor__"),
+    collections.deque: (*_SEQUENCE, "appendleft", "extendleft", "popleft", "rotate"),
+    bytearray: _SEQUENCE,
+    array.array: (*_SEQUENCE, "byteswap", "frombytes", "fromfile", "fromlist",
+                  "fromunicode"),
+    queue.SimpleQueue: ("put", "put_nowait", "get", "get_nowait"),
+    object: ("__setattr__", "__delattr__", "__init__"),
+}
+
+#: Whether each method of a known C type changes its object, keyed by the
+#: method (the descriptor in its type's ``__dict__``).
+WRITES: dict[object, bool] = {
+    method: name in changing
+    for kind, changing in _CHANGING.items()
+    for name, method in vars(kind).items() if isinstance(method, _C_METHODS)}
+# object's other methods read nothing an object's state holds.
+_NOT_ACCESSES = frozenset(method for method, write in WRITES.items()
+                          if getattr(method, "__objclass__", None) is object and not write)
+_GET_ITEM = vars(dict)["__getitem__"]
+
+
+def shared(target: object) -> bool:
+    """Whether a call on *target* can change or see a change of it: not an
+    immutable object, a class, a module or a primitive."""
+    kind = type(target)
+    return kind not in _NEVER and not issubclass(kind, type)
+
+
+@functools.cache
+def method_kind(kind: type, name: str, past_python: bool = False) -> bool | None:
+    """Whether calling the method *name* of an object of type *kind* writes
+    it (``True``) or reads it (``False``); ``None`` when the method found is
+    not a C method of a mutable type (a Python function, say). With
+    *past_python*, a Python function of that name is passed over for the C
+    method it overrides (the call is known to be a C one: a bound method, or
+    ``super()``'s)."""
+    if kind in _NEVER or issubclass(kind, type):
+        return None
+    for klass in kind.__mro__:
+        method = vars(klass).get(name)
+        if method is None:
+            continue
+        if not isinstance(method, _C_METHODS):
+            if past_python and isinstance(method, types.FunctionType):
+                continue
+            return None
+        if method in _NOT_ACCESSES or method.__objclass__ in IMMUTABLE:
+            return None
+        if method is _GET_ITEM:  # a defaultdict makes the items it misses
+            return issubclass(kind, collections.defaultdict)
+        return WRITES.get(method, True)
+    return None
+
+
+class MethodSite(Site):
+    """The load of a method to call it (``shared.append``,
+    ``super().__setitem__``): a C method's call is an access of the whole
+    object (:func:`method_kind`), anything else an attribute read."""
+
+    __slots__ = ("_cache", "_past_python")
+
+    def __init__(self, name: str, function: str, file: str, line: int | None,
+                 scope: dict[str, Any], past_python: bool = False) -> None:
+        super().__init__(False, name, 1, function, file, line, scope)
+        # The last type met and its method's kind: one tuple, replaced whole,
+        # so that threads running the site at once read a consistent pair.
+        self._cache: tuple[type | None, bool | None] = (None, None)
+        self._past_python = past_python
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every load)
+    def hit(self, target: object) -> None:
+        """Record the access: to the whole object, or to the attribute."""
+        kind = type(target)
+        cached = self._cache
+        if cached[0] is not kind:
+            cached = self._cache = (kind, method_kind(kind, self.name, self._past_python))
+        if cached[1] is None:
+            record(self, target, self.name, False)
+        else:
+            record(self, target, None, cached[1])
+
+
+class ItemSite(Site):
+    """``container[key]``, ``container[key] = v``, ``del container[key]``:
+    an access of the container (a read of a ``defaultdict``'s item is a
+    write: it makes the item it misses). A dict's ``str`` key is recorded
+    too, so that an instance's ``__dict__`` item meets the attribute (see
+    :func:`blanket.exploration.races.find`)."""
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, write: bool, function: str, file: str, line: int | None,
+                 scope: dict[str, Any]) -> None:
+        super().__init__(write, None, 2, function, file, line, scope)
+        self._cache: tuple[type | None, bool] = (None, write)
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every subscript)
+    def hit(self, target: object, key: object = None) -> None:
+        """Record the read (or the write) of the container."""
+        kind = type(target)
+        cached = self._cache
+        if cached[0] is not kind:
+            cached = self._cache = (
+                kind, self.write or method_kind(kind, "__getitem__") is True)
+        record(self, target, key if type(key) is str and kind is dict else None, cached[1])
+
+
+_NONE = object()  # an argument the call does not pass
+
+
+def _whole(write: bool) -> Any:
+    def access(site: CallSite, first: object, second: object) -> None:
+        if first is not _NONE and shared(first):
+            record(site, first, None, write)
+    return access
+
+
+def _attribute(write: bool) -> Any:
+    def access(site: CallSite, first: object, second: object) -> None:
+        if type(second) is str and type(first) not in IMMUTABLE:
+            record(site, first, second, write)
+    return access
+
+
+def _class(one: bool) -> Any:
+    """``type(x)`` (*one* argument), ``isinstance(x, C)``: a read of ``x.__class__``."""
+    def access(site: CallSite, first: object, second: object) -> None:
+        if first is not _NONE and shared(first) and (second is _NONE or not one):
+            record(site, first, "__class__", False)
+    return access
+
+
+def _namespace(write: bool) -> Any:
+    def access(site: CallSite, first: object, second: object) -> None:
+        namespace = second if isinstance(second, dict) else site.scope
+        record(site, namespace, None, write)
+    return access
+
+
+_READ_FIRST = (len, sorted, list, tuple, set, frozenset, dict, bytes, bytearray, sum, min,
+               max, any, all, bool, reversed, enumerate, iter, repr, str, bisect.bisect,
+               bisect.bisect_left, bisect.bisect_right, operator.getitem,
+               operator.contains, operator.countOf, operator.indexOf,
+               operator.length_hint, collections.deque, collections.OrderedDict)
+_WRITE_FIRST = (next, heapq.heappush, heapq.heappop, heapq.heapify, heapq.heapreplace,
+                heapq.heappushpop, bisect.insort, bisect.insort_left, bisect.insort_right,
+                operator.setitem, operator.delitem)
+#: The C functions whose arguments are what they access, by id: how each
+#: records its access from its first two arguments (the callables kept too,
+#: so that their ids stay theirs).
+ARGUMENTS: dict[int, tuple[object, Any]] = {
+    id(function): (function, handler) for function, handler in (
+        *((function, _whole(False)) for function in _READ_FIRST),
+        *((function, _whole(True)) for function in _WRITE_FIRST),
+        (getattr, _attribute(False)), (hasattr, _attribute(False)),
+        (setattr, _attribute(True)), (delattr, _attribute(True)),
+        (object.__getattribute__, _attribute(False)),
+        (object.__setattr__, _attribute(True)), (object.__delattr__, _attribute(True)),
+        (type, _class(True)), (isinstance, _class(False)),
+        (exec, _namespace(True)), (eval, _namespace(False)))}
+# The callables a call site looks at: C functions and methods, and classes.
+_C_CALLABLES = frozenset({types.BuiltinFunctionType, types.MethodWrapperType, type,
+                          *_C_METHODS})
+
+
+class CallSite(Site):
+    """A call of watched code: a call into C code is an access of the object
+    the C code works on (a bound C method's, or an argument's: see
+    :data:`ARGUMENTS`). Its :meth:`target` runs before the call, with the
+    callable and the call's first two positional arguments when it has them."""
+
+    __slots__ = ()
+
+    def __init__(self, function: str, file: str, line: int | None,
+                 scope: dict[str, Any]) -> None:
+        super().__init__(False, None, 1, function, file, line, scope)
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every call)
+    def target(self, callee: object, first: object = _NONE, second: object = _NONE,
+               _c: Any = _C_CALLABLES, _type: Any = type, _target: Any = call_target
+               ) -> object:
+        """What the call calls (:func:`~blanket.exploration.sites.call_target`'s
+        answer), once a call into C code has recorded its access."""
+        if _type(callee) in _c:
+            self._c_call(callee, first, second)
+        return _target(callee)
+
+    def _c_call(self, callee: Any, first: object, second: object) -> None:
+        entry = ARGUMENTS.get(id(callee))
+        if entry is not None and entry[0] is callee:
+            entry[1](self, first, second)
+            return
+        owner = getattr(callee, "__self__", None)
+        if owner is None or not shared(owner):
+            return
+        kind: type = type(owner)
+        write = method_kind(kind, callee.__name__, True)
+        if write is not None:
+            record(self, owner, None, write)

@@ -1,0 +1,129 @@
+"""Calls into C code and writes through builtins are accesses: each bug of
+tests/c_access_bugs.py (a C container's methods, heapq and bisect on a shared
+list, next() on a shared iterator, a bound C method kept, setattr/getattr/
+delattr, __class__, an instance's __dict__, exec and globals()) is found in
+under a second and 50 runs by every strategy, and its locked fix is
+exhausted with no race. (Before calls into C were accesses none was found:
+each search said "the whole space; no failure".)"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import unittest
+
+import blanket
+from blanket.exploration import ccalls
+
+from . import c_access_bugs, test_races
+from .support import quiet_thread_errors
+from .test_watch import Recording, rewritten
+
+
+class Found(test_races.SixBugs):
+    """Those of the six bugs' checks, run on tests/c_access_bugs.py's."""
+
+    bugs = c_access_bugs.BUGS
+
+    def races(self, bug: str) -> str:
+        return "fail" if bug in c_access_bugs.RACE_ONLY else "report"
+
+    def test_the_races_name_both_sides(self) -> None:
+        with quiet_thread_errors():
+            result = blanket.explore(c_access_bugs.BUGS["heappop"][0])
+        line = c_access_bugs.Timers.fire.__code__.co_firstlineno + 3  # heappop's
+        self.assertIn(f"list: A writes at tests/c_access_bugs.py:{line}, "
+                      f"B writes at tests/c_access_bugs.py:{line}",
+                      [str(race) for race in result.races])
+
+
+class Text(str):
+    """A subclass of an immutable type: its C methods are never accesses."""
+
+
+class Plain:
+    pass
+
+
+class Stack(list[int]):
+    def append(self, item: int) -> None:  # a Python override of a C method
+        super().append(item)
+
+
+def stored_calls(plain: Plain, table: dict[str, int]) -> object:
+    describe, get = plain.__repr__, table.get  # C methods bound, called later
+    try:
+        getattr(plain, 5)  # type: ignore[call-overload]
+    except TypeError:
+        pass
+    number = 3
+    return describe(), get("a"), type("Made", (), {}), type(number)
+
+
+class Table(unittest.TestCase):
+    def test_a_method_is_a_read_a_write_or_no_access(self) -> None:
+        kind = ccalls.method_kind
+        self.assertIs(kind(list, "append"), True)
+        self.assertIs(kind(collections.OrderedDict, "get"), False)  # dict's, inherited
+        self.assertIs(kind(collections.OrderedDict, "move_to_end"), True)
+        self.assertIs(kind(collections.defaultdict, "__getitem__"), True)  # makes missing items
+        self.assertIs(kind(dict, "__getitem__"), False)
+        self.assertIsNone(kind(Text, "upper"))  # str's: immutable
+        self.assertIsNone(kind(Plain, "__repr__"))  # object's: reads no state
+        self.assertIs(kind(Plain, "__setattr__"), True)
+        self.assertIsNone(kind(Plain, "missing"))
+        self.assertIsNone(kind(type, "mro"))
+        self.assertIs(kind(type(iter([])), "__next__"), True)  # an unknown C type: a write
+        self.assertIsNone(kind(Stack, "append"))  # Python code, watched or not
+        self.assertIs(kind(Stack, "append", True), True)  # the C method it overrides
+
+    def test_super_calls_the_c_method(self) -> None:
+        stack = Stack()
+        with Recording() as recording:
+            rewritten(Stack.append)(stack, 1)
+        self.assertEqual(stack, [1])
+        self.assertIn(("Stack", None, True), recording.seen())
+
+    def test_calls_of_stored_c_methods_and_builtins_that_access_nothing(self) -> None:
+        plain, table = Plain(), {"a": 1}
+        with Recording() as recording:
+            rewritten(stored_calls)(plain, table)
+        calls = [(type(target).__name__, name, write) for site, target, name, write, _
+                 in recording.accesses if isinstance(site, ccalls.CallSite)]
+        # Only the stored dict.get is an access: object.__repr__ reads nothing,
+        # getattr with a name that is no str fails, type() of three
+        # arguments makes a class, and an int never changes.
+        self.assertEqual(calls, [("dict", None, False)])
+
+    def test_a_primitives_calls_are_no_accesses(self) -> None:
+        # A real lock's methods bound before the run (made the twin's by
+        # call_target) and a real lock's methods called outside an adopting
+        # scenario are steps or nothing, never writes of the lock: two
+        # threads taking a lock do not race on it.
+        self.assertIsNone(ccalls.method_kind(type(REAL_LOCK), "acquire"))
+        self.assertFalse(ccalls.shared(REAL_LOCK))
+        result = blanket.explore(_locked_by_bound_methods)
+        self.assertEqual(result.races, [])
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.runs, 2)
+
+
+REAL_LOCK = threading.Lock()
+_acquire, _release = REAL_LOCK.acquire, REAL_LOCK.release
+
+
+def _locked_by_bound_methods(scenario: blanket.Scenario) -> None:
+    plain = Plain()
+    plain.count = 0  # type: ignore[attr-defined]
+
+    def bump() -> None:
+        _acquire()
+        plain.count += 1  # type: ignore[attr-defined]
+        _release()
+
+    scenario.thread(bump)
+    scenario.thread(bump)
+
+
+if __name__ == "__main__":
+    unittest.main()
