@@ -198,6 +198,23 @@ class AgainstBruteForce(unittest.TestCase):
                 racy += bool(result.races)
         self.assertGreaterEqual(racy, 6)
 
+    def test_a_reversal_that_must_start_with_another_thread_than_the_racing_one(
+            self) -> None:
+        # Seen on a generated program: the race of A's lock section with C's
+        # second one is reversed only by running B's write of x first, which
+        # A's read of x must follow. The reversal wanted A itself, asleep
+        # there (its read of x had been run first already), so the order
+        # where C reads x as 0, A reads it as 3 and C's second section comes
+        # after A's was never run.
+        program: Program = [
+            [("read", "x"), ("acquire",), ("read", "y"), ("release",), ("write", "y", 1)],
+            [("read", "y"), ("write", "x", 3)],
+            [("acquire",), ("write", "y", 3), ("release",), ("read", "x"), ("acquire",),
+             ("read", "y"), ("release",)]]
+        outcomes, result = explored(program)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(outcomes, brute_force(program))
+
     def test_the_brute_force_is_right_on_a_lost_update(self) -> None:
         program: Program = [[("read", "x"), ("write", "x", 1)]] * 2
         rest = _final(dict.fromkeys(VARIABLES, 0), START)[2:]

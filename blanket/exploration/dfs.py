@@ -39,9 +39,18 @@ class Node:
                 self.backtrack.append(choice)
 
 
+def _after(clock: dict[int, int], firsts: dict[int, int]) -> bool:
+    """Whether a step with *clock* happens after one of the steps *firsts*
+    (each thread's first step of a set, by index: its later ones happen
+    after it)."""
+    return any(clock.get(thread, -1) >= index for thread, index in firsts.items())
+
+
 class DepthFirst:
     """Depth-first search with dynamic partial-order reduction (Flanagan and
-    Godefroid's, with sleep sets) and an optional preemption bound.
+    Godefroid's, with sleep sets; a race is reversed from a thread that can
+    start the reversal, as in Abdulla et al.'s source sets) and an optional
+    preemption bound.
 
     Two steps depend on each other when they act on the same primitive; a
     run explores one order of independent steps, and each pair of dependent
@@ -123,7 +132,7 @@ class DepthFirst:
                     if other == thread or not dependent(other_key, key):
                         continue
                     if own.get(other, -1) < i:  # a race: not ordered
-                        self._reverse(steps, i, k, thread, own)
+                        self._reverse(steps, step_clocks, i, k, thread, own)
                     break
             if k < len(steps):
                 thread, key, moved = steps[k]
@@ -143,19 +152,36 @@ class DepthFirst:
                         merged[t] = max(merged.get(t, -1), v)
                     clocks[woken] = merged
 
-    def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]], i: int, k: int,
-                 thread: int, own: dict[int, int]) -> None:
+    def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]],
+                 step_clocks: list[dict[int, int]], i: int, k: int, thread: int,
+                 own: dict[int, int]) -> None:
+        """Add to the backtrack set where step *i* was chosen a thread that
+        starts the reversal of its race with *thread*'s pending step (at
+        *k*, with the clock *own*): an initial of the steps after *i* that
+        do not happen after it, followed by the pending step (a thread whose
+        first of them nothing among them happens before). Nothing when one
+        is there already: running it from there covers the reversal, and
+        so does one asleep there. (Wanting the pending step's thread itself,
+        as Flanagan and Godefroid do, is not enough with sleep sets: asleep
+        there, while a step it must follow is not, the reversal is lost.)"""
         node = self.stack[i]
         enabled = [c // 2 for c, _ in node.enabled]
-        if thread in enabled:
-            node.want(thread)
-            return
+        first = steps[i][0]
+        lowest: dict[int, int] = {}  # each thread's first step among them
+        initials: list[int] = []
         for j in range(i + 1, k):
             q = steps[j][0]
-            if q in enabled and own.get(q, -1) >= j:
-                node.want(q)
-                return
-        for q in enabled:
+            if q in lowest or step_clocks[j].get(first, -1) >= i:
+                continue  # not its first, or it happens after step i
+            if not _after(step_clocks[j], lowest):
+                initials.append(q)
+            lowest[q] = j
+        if thread not in lowest and not _after(own, lowest):
+            initials.append(thread)
+        starts = [q for q in initials if q in enabled]
+        if any(c // 2 in starts for c in node.backtrack):
+            return
+        for q in starts[:1] or enabled:
             node.want(q)
 
     def advance(self, mine: bool) -> bool:
