@@ -215,6 +215,21 @@ class AgainstBruteForce(unittest.TestCase):
         self.assertTrue(result.exhausted, result)
         self.assertEqual(outcomes, brute_force(program))
 
+    def test_a_race_with_a_read_before_one_ordered_by_a_lock(self) -> None:
+        # Seen on a generated program: A's locked write of y comes after B's
+        # locked read of y (through the lock) but not after C's read of y
+        # before it. The search looked back from the write no further than
+        # the ordered read, so the race with C's read was never reversed.
+        program: Program = [
+            [("acquire",), ("read", "x"), ("release",), ("acquire",), ("write", "y", 2),
+             ("release",)],
+            [("acquire",), ("read", "x"), ("release",), ("acquire",), ("read", "y"),
+             ("release",), ("write", "x", 2)],
+            [("write", "y", 1), ("read", "y")]]
+        outcomes, result = explored(program)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(outcomes, brute_force(program))
+
     def test_the_brute_force_is_right_on_a_lost_update(self) -> None:
         program: Program = [[("read", "x"), ("write", "x", 1)]] * 2
         rest = _final(dict.fromkeys(VARIABLES, 0), START)[2:]

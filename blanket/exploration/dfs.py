@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from .races import MEMORY
 from .run import READ, Option, Run, dependent
 
 
@@ -37,6 +38,16 @@ class Node:
         for choice, _ in self.enabled:
             if choice // 2 == thread and choice not in self.backtrack:
                 self.backtrack.append(choice)
+
+
+def _covers(earlier: str, key: str) -> bool:
+    """Whether every step dependent on *key* is dependent on *earlier*, a
+    step dependent on it, so that what happens before *earlier* need not be
+    looked for further back: not so for a read (two reads are independent),
+    nor for an access of other state that overlaps (a whole ``dict`` and one
+    of its names: see :func:`~blanket.exploration.races.overlap`)."""
+    return earlier == key or (not earlier.startswith(READ) and earlier.startswith(MEMORY)
+                              and earlier.split(":", 2)[2] == key.split(":", 2)[2])
 
 
 def _after(clock: dict[int, int], firsts: dict[int, int]) -> bool:
@@ -133,7 +144,9 @@ class DepthFirst:
                         continue
                     if own.get(other, -1) < i:  # a race: not ordered
                         self._reverse(steps, step_clocks, i, k, thread, own)
-                    break
+                        break
+                    if _covers(other_key, key):
+                        break  # every earlier dependent step is ordered before it
             if k < len(steps):
                 thread, key, moved = steps[k]
                 clock = dict(clocks.get(thread, {}))
