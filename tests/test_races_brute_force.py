@@ -1,36 +1,82 @@
 """The depth-first search over data races reaches every outcome: on small
 generated programs (threads reading and writing attributes of one shared
-object and calling C container methods on shared containers, some of it
-under one lock) the outcomes of ``explore`` are those of every interleaving
-of the accesses, enumerated by brute force (each C call is one step, as it
-is one bytecode instruction)."""
+object, calling into C code on shared containers, and calling helper
+functions of another module that do the same, some of it under one lock)
+the outcomes of ``explore`` are those of every interleaving of the
+accesses, enumerated by brute force at bytecode granularity (each C call
+is one step, as it is one instruction; a helper's accesses are steps of
+their own). The C calls cover ``list``, ``heapq`` on a list, ``dict``,
+``deque``, ``OrderedDict``, ``defaultdict``, ``bytearray``,
+``queue.SimpleQueue``, ``next()`` on a shared iterator, and attributes
+reached through ``setattr``/``getattr``, ``vars()`` and ``__dict__``."""
 
 from __future__ import annotations
 
 import collections
+import copy
 import heapq
+import operator
+import queue
 import random
+import types
 import unittest
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import blanket
 from blanket import Scenario
 
 # One operation of a thread: ("read", var), ("write", var, k) (the last
-# value read plus k), ("acquire",), ("release",), or a call of a C
-# container method (see C_OPS): (name, k) or (name,).
+# value read plus k), ("acquire",), ("release",), a call into C code (see
+# C_OPS): (name, k, var), or ("call", n): a call of the helper function
+# ``h<n>`` of another module, which runs its own operations.
 Op = tuple[Any, ...]
 Program = list[list[Op]]
 # The final values of the variables and containers, and what each thread read.
 Outcome = tuple[tuple[object, ...], tuple[tuple[int, ...], ...]]
 
 VARIABLES = ("x", "y")
-# The shared containers, as each run starts: full enough that no pop empties one.
-START = {"items": [5, 7, 9, 11, 13, 15, 17, 19, 21], "heap": [2, 4, 6, 8, 10, 12, 14, 16, 18],
-         "table": {"k": 1}, "queue": collections.deque([1, 2, 3, 4, 5, 6, 7, 8, 9])}
-#: Each C call: the statement a thread runs (``last`` the value it read
-#: last, ``k`` the op's number), and whether it reads a value into ``last``.
+
+
+class Jobs:
+    """What the brute force stands a ``queue.SimpleQueue`` by (one cannot be
+    copied): its methods the programs call."""
+
+    def __init__(self, items: Iterable[int] = ()) -> None:
+        self.items = list(items)
+
+    def put(self, item: int) -> None:
+        self.items.append(item)
+
+    def get_nowait(self) -> int:
+        return self.items.pop(0)
+
+    def qsize(self) -> int:
+        return len(self.items)
+
+    def __copy__(self) -> Jobs:
+        return Jobs(self.items)
+
+
+def start(jobs: Callable[[], Any] = Jobs) -> dict[str, Any]:
+    """The shared containers, as each run starts: full enough that no pop
+    empties one; *jobs* makes the queue."""
+    queued = jobs()
+    for item in range(1, 10):
+        queued.put(item)
+    return {"items": [5, 7, 9, 11, 13, 15, 17, 19, 21],
+            "heap": [2, 4, 6, 8, 10, 12, 14, 16, 18], "table": {"k": 1},
+            "queue": collections.deque([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+            "ordered": collections.OrderedDict([(1, 10), (2, 20), (3, 30)]),
+            "counts": collections.defaultdict(int, {1: 4}),
+            "buffer": bytearray(range(1, 10)), "jobs": queued,
+            "numbers": iter(range(1, 10))}
+
+
+CONTAINERS = tuple(start())
+#: Each call into C code: the statement it runs (``last`` the value read
+#: last, ``k`` the op's number, ``v`` its variable), and whether it reads a
+#: value into ``last``.
 C_OPS: dict[str, tuple[str, bool]] = {
     "append": ("items.append(last + {k})", False),
     "len": ("last = len(items)", True),
@@ -42,49 +88,100 @@ C_OPS: dict[str, tuple[str, bool]] = {
     "get": ("last = table.get('k', 0)", True),
     "appendleft": ("queue.appendleft(last + {k})", False),
     "popleft": ("last = queue.popleft()", True),
+    # OrderedDict (a dict subclass in C)
+    "move": ("ordered.move_to_end({k})", False),
+    "first": ("last = next(iter(ordered))", True),
+    "oget": ("last = ordered.get({k}, 0)", True),
+    # defaultdict: reading a missing item makes it
+    "count": ("last = counts[{k}]", True),
+    "groups": ("last = len(counts)", True),
+    "cset": ("counts[{k}] = last", False),
+    "bappend": ("buffer.append({k})", False),
+    "blen": ("last = len(buffer)", True),
+    "bpop": ("last = buffer.pop()", True),
+    # queue.SimpleQueue: thread-safe, but put races qsize()
+    "put": ("jobs.put(last + {k})", False),
+    "qsize": ("last = jobs.qsize()", True),
+    "qget": ("last = jobs.get_nowait()", True),
+    # an iterator that threads share
+    "next": ("last = next(numbers)", True),
+    "hint": ("last = operator.length_hint(numbers)", True),
+    # attributes through builtins and the instance's __dict__
+    "setattr": ("setattr(shared, '{v}', last + {k})", False),
+    "getattr": ("last = getattr(shared, '{v}')", True),
+    "vset": ("vars(shared)['{v}'] = last + {k}", False),
+    "dget": ("last = shared.__dict__['{v}']", True),
 }
 
 FAMILIES = (("append", "len", "pop"), ("heappush", "heappop"), ("setdefault", "dpop", "get"),
-            ("appendleft", "popleft"))
+            ("appendleft", "popleft"), ("move", "first", "oget"), ("count", "groups", "cset"),
+            ("bappend", "blen", "bpop"), ("put", "qsize", "qget"), ("next", "hint"),
+            ("setattr", "getattr", "vset", "dget"))
+_GLOBALS = {"heapq": heapq, "operator": operator}
 
 
-def generate(rng: random.Random, c_calls: bool = False) -> Program:
+def generate(rng: random.Random, c_calls: bool = False) -> tuple[Program, Program]:
     """2 or 3 threads of 1 to 3 accesses, a locked section now and then;
-    with *c_calls*, most of them calls of C container methods."""
-    program = []
-    # One container's methods a program: its threads' calls meet.
+    with *c_calls*, most of them calls into C code, and some of them calls
+    of helper functions of another module (the second program: each
+    helper's operations)."""
+    # One family of C calls a program: its threads' calls meet.
     family = rng.choice(FAMILIES)
+
+    def access() -> Op:
+        variable = rng.choice(VARIABLES)
+        if c_calls and rng.random() < 0.8:
+            return (rng.choice(family), rng.randint(1, 3), variable)
+        return (("read", variable) if rng.random() < 0.5
+                else ("write", variable, rng.randint(1, 3)))
+
+    helpers: Program = []
+    if c_calls and rng.random() < 0.5:
+        helpers = [[access() for _ in range(rng.randint(1, 2))]
+                   for _ in range(rng.randint(1, 2))]
+    program = []
     for _ in range(rng.choice((2, 2, 3))):
         ops: list[Op] = []
         for _ in range(rng.randint(1, 3)):
-            access: Op = (("read", rng.choice(VARIABLES)) if rng.random() < 0.5
-                          else ("write", rng.choice(VARIABLES), rng.randint(1, 3)))
-            if c_calls and rng.random() < 0.8:
-                access = (rng.choice(family), rng.randint(1, 3))
+            op = access()
+            if helpers and rng.random() < 0.5:
+                op = ("call", rng.randrange(len(helpers)))
             if rng.random() < 0.3:
-                ops += [("acquire",), access, ("release",)]
+                ops += [("acquire",), op, ("release",)]
             else:
-                ops.append(access)
+                ops.append(op)
         program.append(ops)
-    return program
+    return program, helpers
 
 
-def _c_call(op: Op, last: int, state: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
-    """What the C call *op* reads (or None) and the containers after it."""
-    state = {name: type(value)(value) for name, value in state.items()}
-    namespace = {"heapq": heapq, "last": last, **state}
-    exec(C_OPS[op[0]][0].format(k=op[1]), namespace)  # noqa: S102
-    return (namespace["last"] if C_OPS[op[0]][1] else None), state
+def _c_call(op: Op, last: int, values: dict[str, int], state: dict[str, Any]
+            ) -> tuple[int | None, dict[str, int], dict[str, Any]]:
+    """What the C call *op* reads (or None), and the variables and
+    containers after it."""
+    state = {name: copy.copy(value) for name, value in state.items()}
+    shared = types.SimpleNamespace(**values)
+    namespace = {**_GLOBALS, "last": last, "shared": shared, **state}
+    exec(C_OPS[op[0]][0].format(k=op[1], v=op[2]), namespace)  # noqa: S102
+    return (namespace["last"] if C_OPS[op[0]][1] else None), vars(shared), state
 
 
 def _final(values: dict[str, int], state: dict[str, Any]) -> tuple[object, ...]:
+    jobs = state["jobs"]
+    queued = jobs.items if isinstance(jobs, Jobs) else \
+        [jobs.get_nowait() for _ in range(jobs.qsize())]
     return (*(values[v] for v in VARIABLES), tuple(state["items"]), tuple(state["heap"]),
-            tuple(sorted(state["table"].items())), tuple(state["queue"]))
+            tuple(sorted(state["table"].items())), tuple(state["queue"]),
+            tuple(state["ordered"].items()), tuple(sorted(state["counts"].items())),
+            bytes(state["buffer"]), tuple(queued), tuple(copy.copy(state["numbers"])))
 
 
-def brute_force(program: Program) -> set[Outcome]:
-    """The outcomes of every interleaving of the operations."""
+def brute_force(program: Program, helpers: Program | None = None) -> set[Outcome]:
+    """The outcomes of every interleaving of the operations (a helper's
+    each one step, as the call's are)."""
     outcomes: set[Outcome] = set()
+    helpers = helpers or []
+    program = [[step for op in ops for step in (helpers[op[1]] if op[0] == "call" else [op])]
+               for ops in program]
 
     def search(pcs: tuple[int, ...], last: tuple[int, ...], values: dict[str, int],
                state: dict[str, Any], holder: int | None,
@@ -111,7 +208,7 @@ def brute_force(program: Program) -> set[Outcome]:
             elif op[0] == "release":
                 new_holder = None
             else:
-                value, new_state = _c_call(op, last[thread], state)
+                value, new_values, new_state = _c_call(op, last[thread], values, state)
             if value is not None:
                 new_last = last[:thread] + (value,) + last[thread + 1:]
                 new_reads = reads[:thread] + (reads[thread] + (value,),) + reads[thread + 1:]
@@ -120,15 +217,17 @@ def brute_force(program: Program) -> set[Outcome]:
             outcomes.add((_final(values, state), reads))
 
     count = len(program)
-    search((0,) * count, (0,) * count, dict.fromkeys(VARIABLES, 0), START, None,
+    search((0,) * count, (0,) * count, dict.fromkeys(VARIABLES, 0), start(), None,
            ((),) * count)
     return outcomes
 
 
-def thread_source(name: str, ops: list[Op]) -> str:
+def _source(header: str, ops: list[Op], end: str = "") -> str:
     """A function doing *ops* on ``shared`` with real attribute accesses,
-    and on the shared containers with real C calls."""
-    lines = [f"def {name}(shared, lock, reads, items, heap, table, queue):", "    last = 0"]
+    on the shared containers with real C calls, and calling the helpers of
+    the module ``helpers``."""
+    arguments = ", ".join(CONTAINERS)
+    lines = [f"def {header.format(arguments)}:"]
     for op in ops:
         if op[0] == "read":
             lines += [f"    last = shared.{op[1]}", "    reads.append(last)"]
@@ -136,12 +235,25 @@ def thread_source(name: str, ops: list[Op]) -> str:
             lines.append(f"    shared.{op[1]} = last + {op[2]}")
         elif op[0] in C_OPS:
             statement, reads = C_OPS[op[0]]
-            lines.append("    " + statement.format(k=op[1]))
+            lines.append("    " + statement.format(k=op[1], v=op[2]))
             if reads:
                 lines.append("    reads.append(last)")
+        elif op[0] == "call":
+            lines.append(f"    last = helpers.h{op[1]}(shared, reads, last, {arguments})")
         else:
             lines.append(f"    lock.{op[0]}()")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, end]) + "\n"
+
+
+def thread_source(name: str, ops: list[Op]) -> str:
+    """The thread function *name* doing *ops*."""
+    return _source(f"{name}(shared, lock, reads, {{}}, last=0)", ops)
+
+
+def helper_source(number: int, ops: list[Op]) -> str:
+    """The helper function ``h<number>``: *ops* from the caller's ``last``,
+    which it returns."""
+    return _source(f"h{number}(shared, reads, last, {{}})", ops, "    return last")
 
 
 class Shared:
@@ -150,9 +262,16 @@ class Shared:
         self.y = 0
 
 
-def explored(program: Program) -> tuple[set[Outcome], blanket.Exploration]:
-    """The outcomes of every run of ``explore`` over the program."""
-    namespace: dict[str, Any] = {"heapq": heapq}
+def explored(program: Program, helpers: Program | None = None
+             ) -> tuple[set[Outcome], blanket.Exploration]:
+    """The outcomes of every run of ``explore`` over the program, its
+    helpers in a module of their own that the scenario instruments."""
+    module = types.ModuleType("brute_helpers")
+    module.__dict__.update(_GLOBALS)
+    helpers = helpers or []
+    for n, ops in enumerate(helpers):
+        exec(compile(helper_source(n, ops), "<helpers>", "exec"), module.__dict__)  # noqa: S102
+    namespace: dict[str, Any] = {**_GLOBALS, "helpers": module}
     for n, ops in enumerate(program):
         exec(compile(thread_source(f"t{n}", ops), f"<thread {n}>", "exec"),  # noqa: S102
              namespace)
@@ -161,7 +280,9 @@ def explored(program: Program) -> tuple[set[Outcome], blanket.Exploration]:
     def setup(scenario: Scenario) -> Callable[[], None]:
         shared, lock = Shared(), scenario.Lock()
         reads: list[list[int]] = [[] for _ in program]
-        state = {name: type(value)(value) for name, value in START.items()}
+        state = start(queue.SimpleQueue)
+        if helpers:
+            scenario.instrument(module)
         for n in range(len(program)):
             scenario.thread(namespace[f"t{n}"], shared, lock, reads[n], *state.values())
 
@@ -178,7 +299,7 @@ class AgainstBruteForce(unittest.TestCase):
         rng = random.Random(15)
         racy = 0
         for number in range(24):
-            program = generate(rng)
+            program, _ = generate(rng)
             with self.subTest(number=number, program=program):
                 outcomes, result = explored(program)
                 self.assertTrue(result.exhausted, result)
@@ -186,17 +307,20 @@ class AgainstBruteForce(unittest.TestCase):
                 racy += bool(result.races)
         self.assertGreaterEqual(racy, 12)  # most of them race
 
-    def test_the_same_outcomes_on_16_generated_programs_calling_c_methods(self) -> None:
+    def test_the_same_outcomes_on_30_generated_programs_calling_c_code_and_helpers(
+            self) -> None:
         rng = random.Random(21)
-        racy = 0
-        for number in range(16):
-            program = generate(rng, c_calls=True)
-            with self.subTest(number=number, program=program):
-                outcomes, result = explored(program)
+        racy = helped = 0
+        for number in range(30):
+            program, helpers = generate(rng, c_calls=True)
+            with self.subTest(number=number, program=program, helpers=helpers):
+                outcomes, result = explored(program, helpers)
                 self.assertTrue(result.exhausted, result)
-                self.assertEqual(outcomes, brute_force(program))
+                self.assertEqual(outcomes, brute_force(program, helpers))
                 racy += bool(result.races)
-        self.assertGreaterEqual(racy, 6)
+                helped += any(op[0] == "call" for ops in program for op in ops)
+        self.assertGreaterEqual(racy, 12)
+        self.assertGreaterEqual(helped, 6)
 
     def test_a_reversal_that_must_start_with_another_thread_than_the_racing_one(
             self) -> None:
@@ -232,15 +356,23 @@ class AgainstBruteForce(unittest.TestCase):
 
     def test_the_brute_force_is_right_on_a_lost_update(self) -> None:
         program: Program = [[("read", "x"), ("write", "x", 1)]] * 2
-        rest = _final(dict.fromkeys(VARIABLES, 0), START)[2:]
+        rest = _final(dict.fromkeys(VARIABLES, 0), start())[2:]
         self.assertEqual(brute_force(program), {
             ((2, 0, *rest), ((0,), (1,))), ((2, 0, *rest), ((1,), (0,))),
             ((1, 0, *rest), ((0,), (0,)))})
 
     def test_the_brute_force_runs_each_c_call_once(self) -> None:
-        program: Program = [[("dpop", 1)], [("setdefault", 2)]]
+        program: Program = [[("dpop", 1, "x")], [("setdefault", 2, "x")]]
         outcomes = {(final[4], reads) for final, reads in brute_force(program)}
         self.assertEqual(outcomes, {((("k", 2),), ((1,), (2,))), ((), ((1,), (1,)))})
+
+    def test_the_brute_force_runs_a_helpers_operations_one_by_one(self) -> None:
+        # A helper reading x twice, and a thread writing x: it can write
+        # between the reads.
+        program: Program = [[("call", 0)], [("write", "x", 1)]]
+        helpers: Program = [[("read", "x"), ("read", "x")]]
+        reads = {reads[0] for _, reads in brute_force(program, helpers)}
+        self.assertEqual(reads, {(0, 0), (0, 1), (1, 1)})
 
 
 if __name__ == "__main__":
