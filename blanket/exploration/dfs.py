@@ -128,7 +128,11 @@ class DepthFirst:
 
     def analyse(self, steps: list[tuple[int, str, tuple[int, ...]]],
                 final: dict[int, str]) -> None:
-        """Add the reversals of the run's races to the backtrack sets.
+        """Add the reversals of the run's races to the backtrack sets: of
+        each pending step with every earlier step of another thread it
+        depends on and is not ordered after, unless through another such
+        step (two reads being independent, a step ordered before it does
+        not hide an earlier one that is not, see :func:`_covers`).
 
         *steps* holds each step's thread, primitive and the threads it moved
         besides its own (a notified waiter depends on its notifier)."""
@@ -138,15 +142,18 @@ class DepthFirst:
             pending = self.stack[k].pending if k < len(steps) else final
             for thread, key in pending.items():
                 own = clocks.get(thread, {})
+                raced: list[int] = []  # the later steps it races with
                 for i in range(k - 1, -1, -1):
                     other, other_key, _ = steps[i]
                     if other == thread or not dependent(other_key, key):
                         continue
-                    if own.get(other, -1) < i:  # a race: not ordered
-                        self._reverse(steps, step_clocks, i, k, thread, own)
-                        break
+                    # A race (not ordered), unless through a later one.
+                    if own.get(other, -1) < i and not any(
+                            step_clocks[j].get(other, -1) >= i for j in raced):
+                        self._reverse(steps, step_clocks, i, k, thread, key, own)
+                        raced.append(i)
                     if _covers(other_key, key):
-                        break  # every earlier dependent step is ordered before it
+                        break  # every earlier dependent step happens before it
             if k < len(steps):
                 thread, key, moved = steps[k]
                 clock = dict(clocks.get(thread, {}))
@@ -167,29 +174,35 @@ class DepthFirst:
 
     def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]],
                  step_clocks: list[dict[int, int]], i: int, k: int, thread: int,
-                 own: dict[int, int]) -> None:
+                 key: str, own: dict[int, int]) -> None:
         """Add to the backtrack set where step *i* was chosen a thread that
-        starts the reversal of its race with *thread*'s pending step (at
-        *k*, with the clock *own*): an initial of the steps after *i* that
-        do not happen after it, followed by the pending step (a thread whose
-        first of them nothing among them happens before). Nothing when one
-        is there already: running it from there covers the reversal, and
-        so does one asleep there. (Wanting the pending step's thread itself,
-        as Flanagan and Godefroid do, is not enough with sleep sets: asleep
-        there, while a step it must follow is not, the reversal is lost.)"""
+        can start the reversal of its race with *thread*'s pending step
+        *key* (at *k*, with the clock *own*): an initial of the steps after
+        *i* that do not happen after it, followed by the pending step (a
+        thread whose first of them nothing among them happens before; the
+        pending step's thread only when its step depends on none of them).
+        Nothing when one is there already: running it from there covers the
+        reversal, and so does one asleep there. (Wanting the pending step's
+        thread itself, as Flanagan and Godefroid do, is not enough with
+        sleep sets: asleep there, while a step it must follow is not, the
+        reversal is lost.)"""
         node = self.stack[i]
         enabled = [c // 2 for c, _ in node.enabled]
         first = steps[i][0]
         lowest: dict[int, int] = {}  # each thread's first step among them
         initials: list[int] = []
+        follows = False  # whether the pending step depends on one of them
         for j in range(i + 1, k):
             q = steps[j][0]
-            if q in lowest or step_clocks[j].get(first, -1) >= i:
-                continue  # not its first, or it happens after step i
+            if step_clocks[j].get(first, -1) >= i:
+                continue  # it happens after step i
+            follows = follows or dependent(steps[j][1], key)
+            if q in lowest:
+                continue
             if not _after(step_clocks[j], lowest):
                 initials.append(q)
             lowest[q] = j
-        if thread not in lowest and not _after(own, lowest):
+        if thread not in lowest and not follows and not _after(own, lowest):
             initials.append(thread)
         starts = [q for q in initials if q in enabled]
         if any(c // 2 in starts for c in node.backtrack):
