@@ -6,18 +6,19 @@ access as an argument (``heapq.heappush(heap, x)``, ``next(it)``,
 
 A C method is looked up the way the call finds it: along the type's MRO,
 so a subclass (``OrderedDict``, ``defaultdict``, ``Counter``, a class of the
-user's) shares its base's entry. The table (:data:`WRITES`) is keyed by the
+user's) shares its base's entry. The table (``WRITES``) is keyed by the
 method itself, the descriptor found on the C type that defines it: a method
 of a known type (``list``, ``dict``, ``set``, ``deque``, ``OrderedDict``,
 ``defaultdict``, ``bytearray``, ``array.array``, ``queue.SimpleQueue``) is a
 write when it changes its object and a read otherwise; a method of any other
 C type is a write, since blanket cannot know what it does. A method of an
 immutable type (``str``, ``int``, ``tuple``, ...) and calls on immutable
-objects, classes and modules are never accesses.
+objects, classes, modules and primitives (a real ``Lock``'s calls are its
+twin's steps, see :mod:`blanket.exploration.realprims`) are never accesses.
 
 Each load of a method for a call (:class:`MethodSite`) and each call
 (:class:`CallSite`) of watched code is a site; a call's site also hands the
-call's callable on to :func:`~blanket.exploration.sites.call_target`.
+call's callable on to ``blanket.exploration.sites.call_target``.
 """
 
 from __future__ import annotations
@@ -231,7 +232,7 @@ _C_CALLABLES = frozenset({types.BuiltinFunctionType, types.MethodWrapperType, ty
 class CallSite(Site):
     """A call of watched code: a call into C code is an access of the object
     the C code works on (a bound C method's, or an argument's: see
-    :data:`ARGUMENTS`). Its :meth:`target` runs before the call, with the
+    ``ARGUMENTS``). Its :meth:`target` runs before the call, with the
     callable and the call's first two positional arguments when it has them."""
 
     __slots__ = ()
@@ -244,7 +245,7 @@ class CallSite(Site):
     def target(self, callee: object, first: object = _NONE, second: object = _NONE,
                _c: Any = _C_CALLABLES, _type: Any = type, _target: Any = call_target
                ) -> object:
-        """What the call calls (:func:`~blanket.exploration.sites.call_target`'s
+        """What the call calls (``blanket.exploration.sites.call_target``'s
         answer), once a call into C code has recorded its access."""
         if _type(callee) in _c:
             self._c_call(callee, first, second)

@@ -87,7 +87,7 @@ Entry = tuple[int, Site, bool, int]
 def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceStep]
          ) -> tuple[list[Race], set[Site]]:
     """The races among *records* (each thread's number, name and flat record
-    of accesses, see :func:`blanket.exploration.sites.accesses`)
+    of accesses, see ``blanket.exploration.sites.accesses``)
     under the happens-before of *trace*; and the sites taking part.
 
     An access of a whole dict meets the accesses of the names it holds: of

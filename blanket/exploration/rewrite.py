@@ -7,7 +7,7 @@ Before every attribute, subscript and global load, store or delete, every
 accessed to the instruction's site (and a subscript's key); a closure's
 variable is its cell. Before every call the call's site gets the callable
 and the first two positional arguments, and puts what
-:func:`~blanket.exploration.sites.call_target` gives in the callable's
+``blanket.exploration.sites.call_target`` gives in the callable's
 place. The rewritten code is made once per code object and globals, and
 kept.
 """
