@@ -59,8 +59,6 @@ METHODS = frozenset({
     "acquire", "release", "locked", "acquire_lock", "release_lock", "locked_lock",
     "wait", "wait_for", "notify", "notify_all", "notifyAll", "set", "clear", "is_set",
     "isSet", "__enter__", "__exit__"})
-#: The types of bound methods (a real lock's are builtins).
-BOUND = frozenset({types.BuiltinMethodType, types.MethodType})
 
 
 class Twins:

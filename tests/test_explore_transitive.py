@@ -1,0 +1,380 @@
+"""explore watches the code the threads run, transitively (issue 21): bugs in
+helpers of another module, a library class, a closure made in the setup, a
+property, a ``with`` block's context manager and a callback of ``sorted``
+are found, their locked fixes exhausted with no race; what is excluded, or
+cannot be watched, is named in the verdict, each gap once; and
+``scenario.instrument`` walks a module without touching its lazy
+attributes."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import operator
+import random
+import textwrap
+import time
+import types
+import unittest
+from collections.abc import Callable
+from typing import Any
+
+import blanket
+from blanket import Scenario
+from blanket.exploration import rewrite, sites
+from blanket.exploration.watch import Reach
+
+from .support import quiet_thread_errors
+from .transitive import helpers, lazy, library
+
+Invariant = Callable[[], None]
+
+
+def _lock(scenario: Scenario, locked: bool) -> Any:
+    """The scenario's lock for a fix, a context that does nothing for a bug."""
+    return scenario.Lock() if locked else contextlib.nullcontext()
+
+
+def helper_counter(scenario: Scenario, locked: bool) -> Invariant:
+    tally, lock = helpers.Tally(), _lock(scenario, locked)
+
+    def work() -> None:
+        helpers.bump(tally, lock)
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+    def both_counted() -> None:
+        assert tally.count == 2, f"count is {tally.count}"
+    return both_counted
+
+
+def library_cache(scenario: Scenario, locked: bool) -> Invariant:
+    cache = library.Cache(_lock(scenario, locked))
+
+    def work() -> None:
+        cache.get("key", object)
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+    def made_once() -> None:
+        assert cache.made == 1, f"made {cache.made} values"
+    return made_once
+
+
+def setup_closure(scenario: Scenario, locked: bool) -> Invariant:
+    increment, total = helpers.counting(_lock(scenario, locked))
+
+    def work() -> None:
+        increment()
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+    def both_counted() -> None:
+        assert total() == 2, f"count is {total()}"
+    return both_counted
+
+
+def through_a_property(scenario: Scenario, locked: bool) -> Invariant:
+    numbers = library.Sequence(_lock(scenario, locked))
+    first: list[int] = []
+    second: list[int] = []
+
+    def work(taken: list[int]) -> None:
+        taken.append(numbers.next_number)
+
+    scenario.thread(work, first)
+    scenario.thread(work, second)
+
+    def distinct() -> None:
+        assert first != second, f"both took {first}"
+    return distinct
+
+
+def inside_a_with(scenario: Scenario, locked: bool) -> Invariant:
+    room = library.Occupancy(_lock(scenario, locked))
+
+    def work() -> None:
+        with room:
+            pass
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+    def left_empty() -> None:
+        assert (room.inside, room.entered) == (0, 2), f"inside {room.inside}, " \
+            f"entered {room.entered}"
+    return left_empty
+
+
+def a_sorted_key(scenario: Scenario, locked: bool) -> Invariant:
+    tally, lock = helpers.Tally(), _lock(scenario, locked)
+    items = [helpers.Item(1, tally, lock)]
+
+    def work() -> None:
+        sorted(items, key=helpers.counted_key)
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+    def both_counted() -> None:
+        assert tally.count == 2, f"count is {tally.count}"
+    return both_counted
+
+
+def a_map_callback(scenario: Scenario, locked: bool) -> Invariant:
+    tally, lock = helpers.Tally(), _lock(scenario, locked)
+    items = [helpers.Item(1, tally, lock)]
+
+    def work() -> None:
+        list(map(helpers.counted_key, items))
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+    def both_counted() -> None:
+        assert tally.count == 2, f"count is {tally.count}"
+    return both_counted
+
+
+Make = Callable[[Scenario, bool], Invariant]
+#: Each bug, and what its failure says.
+BUGS: dict[str, tuple[Make, str]] = {
+    "helper": (helper_counter, "count is 1"),
+    "library": (library_cache, "made 2 values"),
+    "closure": (setup_closure, "count is 1"),
+    "property": (through_a_property, "both took"),
+    "with": (inside_a_with, "inside"),
+    "sorted": (a_sorted_key, "count is 1"),
+    "map": (a_map_callback, "count is 1"),
+}
+
+
+def version(make: Make, locked: bool) -> Callable[[Scenario], Invariant]:
+    def setup(scenario: Scenario) -> Invariant:
+        return make(scenario, locked)
+    setup.__qualname__ = make.__name__ + ("_fixed" if locked else "")
+    return setup
+
+
+class Transitive(unittest.TestCase):
+    def test_each_bug_in_called_code_is_found_in_under_a_second_and_50_runs(self) -> None:
+        # Before: only the threads' targets were watched: no race, and "the
+        # whole space; no failure" for every one of them.
+        for bug, (make, says) in BUGS.items():
+            for strategy in ("dfs", "random", "pct"):
+                with self.subTest(bug=bug, strategy=strategy), quiet_thread_errors():
+                    started = time.monotonic()
+                    result = blanket.explore(version(make, False), strategy=strategy,
+                                             max_schedules=50)
+                    self.assertLess(time.monotonic() - started, 1.0)
+                    self.assertLessEqual(result.runs, 50)
+                    assert result.failure is not None, result
+                    self.assertIn(says, result.failure.message)
+                    self.assertTrue(result.races)
+
+    def test_each_fix_is_explored_exhaustively_with_no_race(self) -> None:
+        for bug, (make, _) in BUGS.items():
+            with self.subTest(bug):
+                result = blanket.explore(version(make, True))
+                self.assertIsNone(result.failure, result)
+                self.assertTrue(result.exhausted, result)
+                self.assertEqual(result.races, [])
+                self.assertEqual(result.unseen, [])
+
+    def test_the_race_names_the_helpers_lines(self) -> None:
+        with quiet_thread_errors():
+            result = blanket.explore(version(helper_counter, False))
+        line = helpers.bump.__code__.co_firstlineno + 3  # count += 1
+        self.assertIn(f"Tally.count: A writes at tests/transitive/helpers.py:{line}",
+                      [str(race).split(",")[0] for race in result.races])
+
+
+class Exclusions(unittest.TestCase):
+    def test_excluded_code_is_not_watched_and_the_verdict_says_so(self) -> None:
+        for exclude in ("tests.transitive", ["tests"], [helpers.bump], [helpers]):
+            with self.subTest(exclude=exclude):
+                result = blanket.explore(version(helper_counter, False), exclude=exclude)
+                self.assertIsNone(result.failure, result)  # the bug is not seen
+                self.assertFalse(result.exhausted, result)
+                self.assertEqual(len(result.unseen), 1, result)
+                self.assertRegex(result.unseen[0], r"^excluded from watching: tests.* \(first "
+                                 r"bump at tests/transitive/helpers\.py:\d+\)$")
+                self.assertNotIn("the whole space", str(result))
+
+    def test_an_exclusion_of_another_kind_is_refused(self) -> None:
+        for entry in (5, len):
+            with self.subTest(entry), self.assertRaisesRegex(
+                    TypeError, f"exclude={entry!r}: expected module names"):
+                blanket.explore(version(helper_counter, True), exclude=[entry])
+
+    def test_each_gap_is_named_once_whatever_its_lines(self) -> None:
+        # An excluded function called on many lines, many times: one note.
+        def setup(scenario: Scenario) -> None:
+            tally, lock = helpers.Tally(), scenario.Lock()
+
+            def work() -> None:
+                for _ in range(3):
+                    helpers.bump(tally, lock)
+                helpers.bump(tally, lock)
+
+            scenario.thread(work)
+
+        result = blanket.explore(setup, exclude=[helpers.bump])
+        self.assertEqual(len(result.unseen), 1, result)
+
+    def test_a_function_made_in_every_run_and_called_by_c_is_a_gap(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            tally = helpers.Tally()
+
+            def key(item: int) -> int:  # made anew in every run
+                tally.count += 1
+                return item
+
+            def work() -> None:
+                sorted([2, 1], key=key)
+
+            scenario.thread(work)
+            scenario.thread(work)
+
+        result = blanket.explore(setup)
+        self.assertFalse(result.exhausted, result)
+        self.assertEqual(len(result.unseen), 1, result)
+        self.assertRegex(result.unseen[0], r"^function .*key at tests/test_explore_transitive"
+                         r"\.py:\d+ ran unwatched: made anew in every run")
+
+
+def racing(call: Callable[[helpers.Tally], object]) -> Callable[[Scenario], Invariant]:
+    """Two threads each making *call* once with one shared tally."""
+    def setup(scenario: Scenario) -> Invariant:
+        tally = helpers.Tally()
+        scenario.thread(call, tally)
+        scenario.thread(call, tally)
+
+        def both_counted() -> None:
+            assert tally.count == 2, f"count is {tally.count}"
+        return both_counted
+    return setup
+
+
+class Callees(unittest.TestCase):
+    def test_every_kind_of_python_callee_is_watched_before_it_runs(self) -> None:
+        adder = helpers.Adder(helpers.Tally())
+        calls: dict[str, Callable[[helpers.Tally], object]] = {
+            "partial": functools.partial(helpers.add),
+            "class": helpers.Adder, "class with a metaclass": library.Registered,
+            "__new__": helpers.Made, "instance": helpers.CallableAdder(),
+            "bound method": adder.again}
+        for kind, call in calls.items():
+            def work(tally: helpers.Tally, call: Any = call) -> None:
+                call(tally)  # (through a variable: a callee of its own type on every Python)
+
+            with self.subTest(kind), quiet_thread_errors():
+                result = blanket.explore(racing(work))
+                assert result.failure is not None, result
+                self.assertIn("count is 1", result.failure.message)
+                self.assertIn("tests/transitive/", str(result.races[0]))
+
+    def test_callees_with_no_python_code_are_called_as_they_are(self) -> None:
+        def work(tally: helpers.Tally) -> None:
+            operator.itemgetter(0)([1])  # an instance whose __call__ is C code
+            print.__call__  # noqa: B018 - (a method-wrapper is looked up, not called)
+            len.__call__([])
+
+        def setup(scenario: Scenario) -> None:
+            scenario.thread(work, helpers.Tally())
+            scenario.thread(work, helpers.Tally())
+
+        result = blanket.explore(setup)
+        self.assertTrue(result.ok and result.exhausted, result)
+
+    def test_the_handlers_leave_what_they_cannot_watch(self) -> None:
+        method = types.MethodType(len, [1])
+        self.assertIs(sites._method(method), method)
+        getter = operator.itemgetter(0)  # (its __call__ is not Python's)
+        self.assertIs(sites._instance(getter), getter)
+        self.assertIsNone(sites._lookup(int, "__call__"))
+
+    def test_outside_an_exploration_only_what_is_named_is_watched(self) -> None:
+        original = helpers.bump.__code__
+        seen: list[bool] = []
+        scenario = Scenario()
+        tally = helpers.Tally()
+
+        def work() -> None:
+            helpers.bump(tally, contextlib.nullcontext())
+            seen.append(helpers.bump.__code__ is original)
+
+        scenario.instrument(work)
+        scenario.thread(work)
+        with scenario:
+            pass
+        self.assertEqual(seen, [True])
+        watch = Scenario()._watch
+        watch.reach = Reach()
+        watch.reached(helpers.bump)  # not entered: nothing to swap
+        self.assertEqual(watch.functions, {})
+
+    def test_a_callback_kept_where_no_frame_holds_it_is_watched_or_named(self) -> None:
+        # Found by the garbage collector's referrers (3.11, 3.12), or named
+        # as code that could not be watched (3.13t): never "the whole space".
+        def work(tally: helpers.Tally) -> None:
+            sorted([1], key=helpers.SHARED["key"])
+
+        with quiet_thread_errors():
+            result = blanket.explore(racing(work))
+        self.assertFalse(result.exhausted and result.ok, result)
+        self.assertTrue(result.races or result.unseen, result)
+
+    def test_code_in_no_function_is_named(self) -> None:
+        def work(tally: helpers.Tally) -> None:
+            exec(compile("y = 1", "<generated>", "exec"), {})  # noqa: S102
+
+        result = blanket.explore(racing(work))
+        self.assertFalse(result.exhausted, result)
+        self.assertEqual(result.unseen, [
+            "code outside any function ran unwatched: <module> at <generated>:1"])
+
+
+def frame(code: types.CodeType, scope: dict[str, Any], back: Any = None) -> Any:
+    """A stand-in for a frame running *code*."""
+    return types.SimpleNamespace(f_code=code, f_globals=scope, f_back=back)
+
+
+class Blankets(unittest.TestCase):
+    def test_the_standard_library_as_blanket_runs_it_is_not_watched_and_named(self) -> None:
+        reach = Reach()
+        randrange = random.Random.randrange
+        blankets = frame(blanket.explore.__code__, vars(blanket))
+        reach.met(frame(randrange.__code__, vars(random), frame(
+            random.Random.randint.__code__, vars(random), blankets)))
+        self.assertEqual((reach.found, reach.notes), ({}, {}))
+        self.assertFalse(reach.watches(randrange))
+        self.assertEqual(list(reach.notes.values()), [
+            f"not watched: Random.randrange at random.py:{randrange.__code__.co_firstlineno}, "
+            "which blanket runs itself in the threads"])
+
+    def test_the_standard_library_as_watched_code_runs_it_is_watched(self) -> None:
+        for back in (None, frame(helpers.counted_key.__code__, vars(helpers)),
+                     frame(rewrite.rewrite(helpers.add.__code__, vars(helpers))[0],
+                           vars(helpers))):
+            with self.subTest(back=back):
+                reach = Reach()
+                reach.met(frame(textwrap.dedent.__code__, vars(textwrap), back))
+                self.assertEqual(list(reach.found), [textwrap.dedent])
+
+
+class LazyModules(unittest.TestCase):
+    def test_instrument_reads_a_module_without_its_lazy_attributes(self) -> None:
+        # Before: ModuleNotFoundError from inside blanket (the module's
+        # __getattr__, then a lazy attribute of a class in it).
+        scenario = Scenario()
+        scenario.instrument(lazy)
+        self.assertIn(lazy.helper, scenario._watch.functions)
+        self.assertIn(lazy.Moves.first, scenario._watch.functions)
+
+
+if __name__ == "__main__":
+    unittest.main()
