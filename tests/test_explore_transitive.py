@@ -357,9 +357,11 @@ class Blankets(unittest.TestCase):
             "which blanket runs itself in the threads"])
 
     def test_the_standard_library_as_watched_code_runs_it_is_watched(self) -> None:
+        watched = rewrite.rewrite(helpers.add.__code__, vars(helpers))[0]
+        sites.SETTLED[id(watched)] = watched  # (as a watch installs it)
+        blankets = frame(blanket.explore.__code__, vars(blanket))
         for back in (None, frame(helpers.counted_key.__code__, vars(helpers)),
-                     frame(rewrite.rewrite(helpers.add.__code__, vars(helpers))[0],
-                           vars(helpers))):
+                     frame(watched, vars(helpers), blankets)):
             with self.subTest(back=back):
                 reach = Reach()
                 reach.met(frame(textwrap.dedent.__code__, vars(textwrap), back))

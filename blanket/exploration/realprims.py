@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import _thread
 import threading
-import types
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 

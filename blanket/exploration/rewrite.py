@@ -18,8 +18,7 @@ from typing import Any
 
 from .._bytecode import Assembly, Instruction, call_template
 from .realprims import METHODS as PRIMITIVE_METHODS
-from .sites import (METHOD_NAMES, READERS, SETTLED, ArgumentSite, MethodSite, Site, call_target,
-                    use_target)
+from .sites import METHOD_NAMES, READERS, ArgumentSite, MethodSite, Site, call_target, use_target
 
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 
@@ -122,7 +121,6 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
         index += len(inserted) + 1
     new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 3)
     _rewritten[(id(code), id(scope))] = (code, new, sites)
-    SETTLED[id(new)] = new
     return new, sites
 
 

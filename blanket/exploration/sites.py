@@ -64,7 +64,8 @@ _MAKERS: dict[int, str] = {
 
 #: The code objects that need no watching by the time they run, by id
 #: (each kept alive, so that its id is not reused): the rewritten ones
-#: (:mod:`blanket.exploration.rewrite` adds them).
+#: (:class:`~blanket.exploration.watch.Watch` adds each as it installs it)
+#: and those never watched (blanket's own, ...).
 SETTLED: dict[int, types.CodeType] = {}
 
 

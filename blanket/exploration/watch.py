@@ -152,6 +152,7 @@ class Watch:
         for function in functions:
             original = function.__code__
             function.__code__, sites = rewrite(original, function.__globals__)
+            SETTLED[id(function.__code__)] = function.__code__
             self._installed.append((function, original))
             places = {place for _, _, place in self.parks}
             for site in sites:
