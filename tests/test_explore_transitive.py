@@ -13,6 +13,7 @@ import functools
 import operator
 import random
 import textwrap
+import threading
 import time
 import types
 import unittest
@@ -21,7 +22,7 @@ from typing import Any
 
 import blanket
 from blanket import Scenario
-from blanket.exploration import rewrite, sites
+from blanket.exploration import reproduce, rewrite, sites
 from blanket.exploration.watch import Reach
 
 from .support import quiet_thread_errors
@@ -192,6 +193,23 @@ class Transitive(unittest.TestCase):
                       [str(race).split(",")[0] for race in result.races])
 
 
+class Replays(unittest.TestCase):
+    def test_each_bug_replays_from_its_schedule(self) -> None:
+        # Before: the replay watched only what calls from watched code reach,
+        # so a race in code C calls (a property, __enter__, a key of sorted;
+        # a method on 3.11 and 3.12) never parked: "the threads ended before
+        # step 1", and the regression test passed on the bug.
+        for bug, (make, says) in BUGS.items():
+            with self.subTest(bug), quiet_thread_errors():
+                setup = version(make, False)
+                failure = blanket.explore(setup).failure
+                assert failure is not None
+                replayed = reproduce.replay(setup, failure.schedule)
+                self.assertIsNone(replayed.diverged, replayed)
+                assert replayed.failure is not None, replayed
+                self.assertIn(says, replayed.failure[1])
+
+
 class Exclusions(unittest.TestCase):
     def test_excluded_code_is_not_watched_and_the_verdict_says_so(self) -> None:
         for exclude in ("tests.transitive", ["tests"], [helpers.bump], [helpers]):
@@ -224,6 +242,26 @@ class Exclusions(unittest.TestCase):
 
         result = blanket.explore(setup, exclude=[helpers.bump])
         self.assertEqual(len(result.unseen), 1, result)
+
+    def test_a_function_compiled_in_every_run_and_called_by_c_is_a_gap(self) -> None:
+        # Each run's new code was watched from the next run on, which
+        # restarted the search: it never ended.
+        def work() -> None:
+            scope: dict[str, Any] = {}
+            exec(compile("\n\ndef key(item):\n    return item\n", "<made>", "exec"), scope)  # noqa: S102
+            sorted([2, 1], key=scope["key"])
+
+        def setup(scenario: Scenario) -> None:
+            scenario.thread(work)
+            scenario.thread(work)
+
+        result = blanket.explore(setup, max_schedules=50)
+        self.assertLess(result.runs, 10, result)
+        self.assertFalse(result.exhausted, result)
+        self.assertEqual(result.unseen, [
+            "code outside any function ran unwatched: <module> at <made>:1",
+            "function key at <made>:3 ran unwatched: made anew in every run and called by "
+            "code not watched (scenario.instrument it in the setup)"])
 
     def test_a_function_made_in_every_run_and_called_by_c_is_a_gap(self) -> None:
         def setup(scenario: Scenario) -> None:
@@ -328,6 +366,21 @@ class Callees(unittest.TestCase):
         self.assertFalse(result.exhausted and result.ok, result)
         self.assertTrue(result.races or result.unseen, result)
 
+    def test_a_function_made_by_watched_code_and_called_by_c_is_watched(self) -> None:
+        # Before: its code, rewritten with the code that makes it, was met as
+        # code running unwatched: "made anew in every run", not exhaustive.
+        def work(tally: helpers.Tally) -> None:
+            def key(item: int) -> int:
+                tally.count += 1
+                return item
+            sorted([1], key=key)
+
+        with quiet_thread_errors():
+            result = blanket.explore(racing(work))
+        assert result.failure is not None, result
+        self.assertIn("count is 1", result.failure.message)
+        self.assertEqual(result.unseen, [])
+
     def test_code_in_no_function_is_named(self) -> None:
         def work(tally: helpers.Tally) -> None:
             exec(compile("y = 1", "<generated>", "exec"), {})  # noqa: S102
@@ -344,17 +397,35 @@ def frame(code: types.CodeType, scope: dict[str, Any], back: Any = None) -> Any:
 
 
 class Blankets(unittest.TestCase):
+    def test_blanket_threading_and_the_import_system_are_never_watched(self) -> None:
+        import _frozen_importlib  # the import system: importlib._bootstrap
+
+        from blanket.exploration.result import Step
+
+        reach = Reach()
+        for function in (blanket.explore, threading.Event.set, _frozen_importlib._find_and_load,
+                         Step.__init__):  # (made by exec, in blanket's namespace)
+            with self.subTest(function.__qualname__):
+                self.assertFalse(reach.watches(function))
+                self.assertIn(id(function.__code__), sites.SETTLED)
+        self.assertEqual(reach.notes, {})
+
     def test_the_standard_library_as_blanket_runs_it_is_not_watched_and_named(self) -> None:
         reach = Reach()
         randrange = random.Random.randrange
         blankets = frame(blanket.explore.__code__, vars(blanket))
-        reach.met(frame(randrange.__code__, vars(random), frame(
-            random.Random.randint.__code__, vars(random), blankets)))
+        randint = frame(random.Random.randint.__code__, vars(random), blankets)
+        for _ in range(2):  # met again as blanket runs it: nothing to say
+            reach.met(frame(randrange.__code__, vars(random), randint))
         self.assertEqual((reach.found, reach.notes), ({}, {}))
-        self.assertFalse(reach.watches(randrange))
-        self.assertEqual(list(reach.notes.values()), [
-            f"not watched: Random.randrange at random.py:{randrange.__code__.co_firstlineno}, "
-            "which blanket runs itself in the threads"])
+        note = (f"not watched: Random.randrange at random.py:"
+                f"{randrange.__code__.co_firstlineno}, which blanket runs itself in the threads")
+        self.assertFalse(reach.watches(randrange))  # called by watched code
+        self.assertEqual(list(reach.notes.values()), [note])
+        reach.notes.clear()  # called by C code for the threads' own code
+        reach.met(frame(randrange.__code__, vars(random), frame(
+            helpers.add.__code__, vars(helpers))))
+        self.assertEqual(list(reach.notes.values()), [note])
 
     def test_the_standard_library_as_watched_code_runs_it_is_watched(self) -> None:
         watched = rewrite.rewrite(helpers.add.__code__, vars(helpers))[0]

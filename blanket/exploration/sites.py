@@ -104,11 +104,16 @@ def _partial(partial: functools.partial[Any]) -> object:
     return partial
 
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type()
+
+
 @typing.no_type_check
 def _class(kind: type) -> object:
     """A class about to be called: its Python ``__new__`` and ``__init__``
     watched first (looked up in its classes' namespaces, not through
     attributes a metaclass might compute)."""
+    if not kind.__flags__ & _HEAP_TYPE:  # a builtin type: C code only
+        return kind
     for name in ("__new__", "__init__"):
         found = _lookup(kind, name)
         if type(found) is staticmethod:  # __new__

@@ -152,7 +152,7 @@ class Watch:
         for function in functions:
             original = function.__code__
             function.__code__, sites = rewrite(original, function.__globals__)
-            SETTLED[id(function.__code__)] = function.__code__
+            _settle(function.__code__)
             self._installed.append((function, original))
             places = {place for _, _, place in self.parks}
             for site in sites:
@@ -192,6 +192,16 @@ class Watch:
             if memory is None:
                 memory = self._memory[(label, place)] = Memory(label, place)
         self.core.run(memory, _SPECS[write], (), _nothing)
+
+
+def _settle(code: types.CodeType) -> None:
+    """Add the rewritten *code* and the code nested in it (a closure's,
+    a lambda's: rewritten with it) to ``SETTLED``."""
+    if id(code) not in SETTLED:
+        SETTLED[id(code)] = code
+        for const in code.co_consts:
+            if type(const) is types.CodeType:
+                _settle(const)
 
 
 def _functions(target: object) -> Iterator[types.FunctionType]:
@@ -262,17 +272,23 @@ class Reach:
         #: The watch of the run going on (set while its scenario is entered).
         self.entered: Watch | None = None
         self._met: dict[int, types.CodeType] = {}
+        self._sources: set[tuple[str, str, int, bytes]] = set()
         self._theirs: dict[int, types.CodeType] = {}
 
     def watches(self, function: types.FunctionType) -> bool:
         """Whether *function* is to be watched (what is not is judged once)."""
         code = function.__code__
         if id(code) in self._theirs:
-            place = _place(code, function.__globals__)
-            self.notes.setdefault(place, f"not watched: {code.co_qualname} at {place}, "
-                                  "which blanket runs itself in the threads")
+            self._not_theirs(code, function.__globals__)
             return False
         return id(code) not in self.judged and self._watched(code, function.__globals__)
+
+    def _not_theirs(self, code: types.CodeType, scope: dict[str, Any]) -> None:
+        """Note *code*, which blanket runs itself in the threads, reached by
+        the threads' own code: it is not watched."""
+        place = _place(code, scope)
+        self.notes.setdefault(place, f"not watched: {code.co_qualname} at {place}, "
+                              "which blanket runs itself in the threads")
 
     def _watched(self, code: types.CodeType, scope: dict[str, Any]) -> bool:
         """Whether *code* (of a function whose globals are *scope*) is to be
@@ -311,23 +327,33 @@ class Reach:
         in the runs to come; code in no function, or in a function made
         anew in every run, cannot be watched so: a gap, noted."""
         code, scope = frame.f_code, frame.f_globals
+        if id(code) in self._theirs:
+            if not _blankets(frame):  # the threads' own code reached it (from C)
+                self._not_theirs(code, scope)
+            return
+        if (_standard(code.co_filename) or code.co_filename.startswith("<")) \
+                and _blankets(frame):
+            # The standard library (or code made by exec, such as a namedtuple's)
+            # as blanket or threading run it for themselves (watched, its
+            # accesses would be blanket's own): never watched, met again at
+            # each call (any other caller's is a gap).
+            self._theirs[id(code)] = code
+            return
+        if not self._watched(code, scope):
+            return
         place = _place(code, scope)
-        if id(code) in self._met:  # met before: this function is another one
+        # Met before: this is another function of that code (a closure made
+        # anew in every run), or that code made anew (compiled in every run);
+        # watching it from the next run on would restart the search forever.
+        source = (code.co_filename, code.co_qualname, code.co_firstlineno, code.co_code)
+        if id(code) in self._met or source in self._sources:
             self.judged[id(code)] = code
             self.notes.setdefault(place, f"function {code.co_qualname} at {place} ran "
                                   "unwatched: made anew in every run and called by code not "
                                   "watched (scenario.instrument it in the setup)")
             return
         self._met[id(code)] = code
-        if (_standard(code.co_filename) or code.co_filename.startswith("<")) \
-                and _blankets(frame):
-            # The standard library (or code made by exec, such as a namedtuple's)
-            # as blanket or threading run it for themselves
-            # (watched, its accesses would be blanket's own).
-            self._theirs[id(code)] = self.judged[id(code)] = code
-            return
-        if not self._watched(code, scope):
-            return
+        self._sources.add(source)
         # A module's or a class's body (run by exec, an import, a class
         # statement) is no function's: its code cannot be swapped.
         functions = _functions_of(frame) if code.co_flags & inspect.CO_NEWLOCALS else []
