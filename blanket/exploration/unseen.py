@@ -98,6 +98,11 @@ class Unseen:
         reached = [] if self.reach is None else list(self.reach.notes.values())
         return list(self._notes.values()) + reached
 
+    def forget(self) -> None:
+        """Forget what was met (the search starts again, with more of the
+        code watched); what :attr:`reach` noted stays."""
+        self._notes.clear()
+
     def _note(self, what: str, frame: FrameType, note: str) -> None:
         code = frame.f_code
         key = (what, code.co_filename, code.co_qualname)

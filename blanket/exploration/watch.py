@@ -58,7 +58,7 @@ _UNWATCHED = (BLANKET_FOLDER, threading.__file__)
 # locks, each is one step of the importing thread), and weak references'
 # bookkeeping, which the garbage collector runs in whichever thread it is in.
 _NEVER = ("importlib._bootstrap", "importlib._bootstrap_external", "weakref", "_weakrefset")
-# Where the standard library's Python code is (not its site-packages).
+# Where the standard library's Python code is.
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 
 
@@ -300,9 +300,8 @@ class Reach:
             SETTLED[id(code)] = code
             return False
         self.judged[id(code)] = code
-        if excluded:
-            self.notes.setdefault(excluded, f"excluded from watching: {excluded} (first "
-                                  f"{code.co_qualname} at {_place(code, scope)})")
+        self.notes.setdefault(excluded, f"excluded from watching: {excluded} (first "
+                              f"{code.co_qualname} at {_place(code, scope)})")
         return False
 
     def _exclusion(self, code: types.CodeType, scope: dict[str, Any]) -> str | None:
@@ -331,12 +330,12 @@ class Reach:
             if not _blankets(frame):  # the threads' own code reached it (from C)
                 self._not_theirs(code, scope)
             return
-        if (_standard(code.co_filename) or code.co_filename.startswith("<")) \
-                and _blankets(frame):
-            # The standard library (or code made by exec, such as a namedtuple's)
-            # as blanket or threading run it for themselves (watched, its
-            # accesses would be blanket's own): never watched, met again at
-            # each call (any other caller's is a gap).
+        if _library(code.co_filename) and _blankets(frame):
+            # The standard library, an installed package (a checker such as
+            # typeguard) or code made by exec (a namedtuple's) as blanket or
+            # threading run it for themselves (watched, its accesses would be
+            # blanket's own): never watched, met again at each call (any
+            # other caller's is a gap).
             self._theirs[id(code)] = code
             return
         if not self._watched(code, scope):
@@ -356,10 +355,13 @@ class Reach:
         self._sources.add(source)
         # A module's or a class's body (run by exec, an import, a class
         # statement) is no function's: its code cannot be swapped.
-        functions = _functions_of(frame) if code.co_flags & inspect.CO_NEWLOCALS else []
+        in_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
+        functions = _functions_of(frame) if in_function else []
         if not functions:
             self.judged[id(code)] = code
-            self.notes.setdefault(place, f"code outside any function ran unwatched: "
+            self.notes.setdefault(place, f"function {code.co_qualname} at {place} ran unwatched: "
+                                  "not found to be watched (scenario.instrument it in the setup)"
+                                  if in_function else "code outside any function ran unwatched: "
                                   f"{code.co_qualname} at {place}")
         for function in functions:
             self.found[function] = None
@@ -406,9 +408,10 @@ def _members(value: object) -> list[object]:
     return [value]
 
 
-def _standard(file: str) -> bool:
-    """Whether *file* is the standard library's (frozen or not)."""
-    return file.startswith(("<frozen ", _STDLIB)) and "-packages" not in file
+def _library(file: str) -> bool:
+    """Whether *file* is the standard library's (frozen or not), an
+    installed package's or made by exec (``<string>``)."""
+    return file.startswith(("<", _STDLIB)) or "-packages" + os.sep in file
 
 
 def _blankets(frame: types.FrameType) -> bool:
