@@ -39,13 +39,16 @@ from typing import TYPE_CHECKING, Any
 from .races import report as races_report
 from .result import Setup, Step
 from .run import Option, Run, run_once
+from .unseen import Unseen
+from .watch import Reach
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
 
-#: Runs with a timed call made to expire instead, at most, after a run that
-#: left a disregarded wait asleep: the rule's search stays bounded.
+#: Runs with a timed call made to expire instead, or with code met running
+#: unwatched now watched, at most, after a run that left a disregarded wait
+#: asleep or met such code: the rule's search stays bounded.
 MAX_REPLAYS = 64
 
 
@@ -117,10 +120,19 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     title = name or str(getattr(setup, "__qualname__", "replay"))
     expire_at: set[int] = set()  # depths past the schedule where a wait expires
     parks = _parks(wanted)
+    # The code the threads run is watched as the exploration watched it: what
+    # a run meets running unwatched (called by C code) is watched in the
+    # next, and the run that met it does not count.
+    unseen = Unseen()
+    unseen.reach = Reach()
+    watched = bool(parks) or races == "fail"
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
-        run = run_once(setup, title, timeout, rule.choose, parks=parks,
-                   racy=set() if races == "fail" else None)
+        run = run_once(setup, title, timeout, rule.choose, unseen if watched else None,
+                       parks=parks, racy=set() if races == "fail" else None)
+        if unseen.reach.grown:
+            unseen.reach.grown = False
+            continue
         if run.redundant and rule.waited:
             # A wait the rule let go with its timeout disregarded was never
             # woken: in a real run its timeout runs out. Expire the last one.

@@ -37,6 +37,7 @@ from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
 from .unseen import Unseen
+from .watch import Reach
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker
@@ -112,6 +113,8 @@ class Run:
             self.watch.parks = parks
         # The threads and primitives the watched code makes are the run's.
         scenario.adopt = racy is not None or parks is not None
+        if scenario.adopt:  # and the code they call is watched: the exploration's rule
+            self.watch.reach = unseen.reach if unseen is not None and unseen.reach else Reach()
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:

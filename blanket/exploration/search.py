@@ -42,7 +42,7 @@ from __future__ import annotations
 import random
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..seconds import check_seconds
 from . import pct, uniform
@@ -56,6 +56,7 @@ from .run import Run, run_once
 from .runners import Runners
 from .sites import Site
 from .unseen import Unseen
+from .watch import Reach
 
 STRATEGIES = ("dfs", "random", "pct")
 #: What :func:`explore` does with data races on plain shared state.
@@ -132,8 +133,8 @@ def _failure(setup: Setup, run: Run) -> Failure:
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
-            timeout: float = 10.0, name: str | None = None, races: str = "report"
-            ) -> Exploration:
+            timeout: float = 10.0, name: str | None = None, races: str = "report",
+            exclude: Iterable[object] = ()) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -149,10 +150,18 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     named in :attr:`Exploration.unseen`.
     *timeout* bounds each wait for the threads to settle.
 
-    The threads' targets (and whatever ``scenario.instrument`` names) are
-    watched for data races on plain shared state (:mod:`blanket.exploration.watch`):
-    each race found makes its accesses steps of the following runs (a new
-    one restarts the search), and is listed on the result. *races* is
+    The Python code the threads run is watched for data races on plain
+    shared state (:mod:`blanket.exploration.watch`): their targets, what
+    ``scenario.instrument`` names, and every function they call,
+    transitively, but blanket's own, ``threading``'s, the import system's
+    and what *exclude* names (module names, each standing for its
+    submodules too, modules and functions; excluded code that runs is named
+    in :attr:`Exploration.unseen`: it was not watched). A function first
+    met running unwatched (called by C code: a property, a ``with`` block's
+    ``__enter__``, a callback of ``sorted``) is watched from then on, and
+    the search restarts. Each race found makes its accesses steps of the
+    following runs (a new one restarts the search), and is listed on the
+    result. *races* is
     ``"report"`` (that), ``"fail"`` (a race is also a failure) or ``"off"``
     (nothing watched: steps at calls on primitives only). What watched code
     makes with ``threading`` (threads, locks, ...) is the run's own
@@ -165,26 +174,32 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("split_depth", split_depth, 1)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
+    if isinstance(exclude, str):
+        exclude = (exclude,)
+    reach = Reach(exclude)
     with one_cpu():  # a run's threads go one at a time: see blanket.exploration.affinity
         runners = Runners()
         try:
             return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                           split_depth, timeout, name, races, runners)
+                           split_depth, timeout, name, races, runners, reach)
         finally:
             runners.close()  # nothing left running, however the search ended
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
-            timeout: float, name: str | None, races: str, runners: Runners) -> Exploration:
+            timeout: float, name: str | None, races: str, runners: Runners,
+            reach: Reach) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
-    run on *runners*."""
+    run on *runners*; *reach* says what is watched."""
     racy: set[Site] | None = None if races == "off" else set()
     seen: set[Race] = set()
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     result = Exploration(strategy, max_preemptions=max_preemptions)
     unseen = Unseen()
+    if racy is not None:
+        unseen.reach = reach
     started = time.monotonic()
     search = DepthFirst(max_preemptions, split_depth) if strategy == "dfs" else None
     length = 1
@@ -226,6 +241,10 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
                 late += sorted({site.place for site in new})
             if found and races == "fail" and run.failure is None:
                 run.failure = ("race", races_report(found))
+            if reach.grown:  # code the run did not watch, watched from now on
+                # (In a shard too: the other shards' runs meet it themselves
+                # where they run it.)
+                reach.grown, grown = False, True
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
                 result.failure = _failure(setup, run)
@@ -240,6 +259,10 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             # scenario's. Search again; the schedules counted are the new search's.
             result.schedules.clear()
             if search is not None:
+                # What the earlier runs met is met again by the new search if
+                # it is there still; what code then unwatched met (a real lock
+                # it took, now the scenario's) is not.
+                unseen.forget()
                 search = DepthFirst(max_preemptions, split_depth)
                 continue
         if search is not None and not search.advance(mine):
