@@ -46,6 +46,10 @@ IMMUTABLE: frozenset[type] = frozenset({
     type(...), type(NotImplemented), types.ModuleType, types.FunctionType,
     types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType, types.CodeType,
     *_C_METHODS, property, staticmethod, classmethod})
+# The values that have no attributes to set: getattr and setattr on a
+# module, a class or a function reach attributes that threads may share.
+_VALUES: frozenset[type] = frozenset({
+    str, bytes, int, float, complex, bool, tuple, frozenset, type(None), range, slice})
 
 # What calls are never accesses of: immutable objects, and the primitives
 # (a real one's calls are its twin's steps, see blanket.exploration.realprims).
@@ -183,7 +187,7 @@ def _whole(write: bool) -> Any:
 
 def _attribute(write: bool) -> Any:
     def access(site: CallSite, first: object, second: object) -> None:
-        if type(second) is str and type(first) not in IMMUTABLE:
+        if type(second) is str and type(first) not in _VALUES:
             record(site, first, second, write)
     return access
 
@@ -198,7 +202,7 @@ def _class(one: bool) -> Any:
 
 def _namespace(write: bool) -> Any:
     def access(site: CallSite, first: object, second: object) -> None:
-        namespace = second if isinstance(second, dict) else site.scope
+        namespace = second if issubclass(type(second), dict) else site.scope
         record(site, namespace, None, write)
     return access
 

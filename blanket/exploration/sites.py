@@ -328,9 +328,15 @@ def describe(target: object, name: str | None, site: Site) -> str:
         return name
     if site.depth == 0:
         return f"{site.scope.get('__name__', '?')}.{name}"
-    if isinstance(target, (type, types.ModuleType)):
-        return f"{target.__name__}.{name}"
-    return f"{type(target).__name__}.{name}"
+    kind = type(target)
+    # Asked of the type, never of the object: a module's or an instance's
+    # own __getattribute__ (a lazy module's, say) is code under test, and
+    # would run inside blanket's bookkeeping.
+    if issubclass(kind, type):
+        return f"{type.__dict__['__name__'].__get__(target, kind)}.{name}"
+    if issubclass(kind, types.ModuleType):
+        return f"{object.__getattribute__(target, '__dict__').get('__name__', '?')}.{name}"
+    return f"{kind.__name__}.{name}"
 
 
 def is_item(site: Site) -> bool:
