@@ -144,7 +144,7 @@ def count_into(table: dict[str, int], words: list[str]) -> None:
 
 
 def set_on(module: types.ModuleType) -> None:
-    setattr(module, "value", 1)
+    module.value = 1
 
 
 class LazyModule(types.ModuleType):
