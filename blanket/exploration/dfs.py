@@ -20,8 +20,9 @@ HOW_TO_BE_DETERMINISTIC = (
     "share afresh in the setup, not at import time; reset the module-level state the "
     "code keeps (counters, caches, registries); do not let time, randomness, id() or "
     "the hash order of objects (a set of them, a dict keyed by them) choose what the "
-    "threads do; and mind process-wide singletons (logging's loggers and handlers, "
-    "with their locks, ...), which keep what an earlier run left in them.")
+    "threads do; and give process-wide registries (other than logging's, which the "
+    "search puts back after every run) a fresh state in the setup: they keep what an "
+    "earlier run left in them.")
 
 
 class NotDeterministic(RuntimeError):

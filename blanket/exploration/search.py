@@ -52,6 +52,7 @@ from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
 from .dfs import DepthFirst, NotDeterministic
+from .processwide import Snapshot
 from .races import Race
 from .races import report as races_report
 from .reproduce import reproduce
@@ -147,7 +148,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     schedules are counted. Each sampled run is followed by one run of a
     depth-first pass of the same scenario: when it ends (nothing unseen) the
     search stops, every order run, and says so; until then its summary says
-    how much of the space the samples covered is not known. *shard* (``"i/n"`` or ``(i, n)``) runs only the
+    how much of the space the samples covered is not known.
+    *shard* (``"i/n"`` or ``(i, n)``) runs only the
     i-th of n disjoint parts of the search, split by the first *split_depth*
     choices of each schedule (by run number for the random strategies).
     The depth-first search first runs each such prefix once, in every
@@ -163,7 +165,9 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     ``"report"`` (that), ``"fail"`` (a race is also a failure) or ``"off"``
     (nothing watched: steps at calls on primitives only). What watched code
     makes with ``threading`` (threads, locks, ...) is the run's own
-    (:mod:`blanket.exploration.adopt`).
+    (:mod:`blanket.exploration.adopt`). ``logging``'s loggers and handlers
+    are put back after every run as they were before the first
+    (:mod:`blanket.exploration.processwide`).
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
@@ -190,12 +194,15 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
                            split_depth)
-    if strategy == "dfs":
-        searching.result.max_preemptions = max_preemptions
-        _depth_first(searching, max_schedules, max_preemptions)
-    else:
-        _sample(searching, strategy, max_schedules, seed, depth)
-    return searching.finish()
+    try:
+        if strategy == "dfs":
+            searching.result.max_preemptions = max_preemptions
+            _depth_first(searching, max_schedules, max_preemptions)
+        else:
+            _sample(searching, strategy, max_schedules, seed, depth)
+        return searching.finish()
+    finally:
+        searching.before.restore()  # as before the search, however it ended
 
 
 #: How one run left the search: it ends at the run's failure; it starts
@@ -222,6 +229,8 @@ class _Searching:
         self.late: list[str] = []  # sites of races met after the split, in this shard only
         #: Why the search could not tell the whole space, besides what was unseen.
         self.doubts: list[str] = []
+        #: The process-wide state every run starts from (logging's).
+        self.before = Snapshot()
 
     @property
     def unknowable(self) -> bool:
@@ -230,9 +239,14 @@ class _Searching:
         return bool(self.unseen.notes or self.late or self.doubts)
 
     def run(self, choose: Chooser) -> Run:
-        """One run of the scenario, *choose* picking its steps."""
-        return run_once(self.setup, self.title, self.timeout, choose, self.unseen, self.racy,
-                        runners=self.runners)
+        """One run of the scenario, *choose* picking its steps; the
+        process-wide state put back after it (see
+        :mod:`blanket.exploration.processwide`)."""
+        try:
+            return run_once(self.setup, self.title, self.timeout, choose, self.unseen,
+                            self.racy, runners=self.runners)
+        finally:
+            self.before.restore()
 
     def take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
              search: DepthFirst | None) -> str:
@@ -339,6 +353,7 @@ def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
             try:
                 went = searching.depth_first(passing, passed)
             except NotDeterministic as error:
+                result.runs += 1  # torn down half-way, but run
                 searching.doubts.append(f"{error.summary} (the depth-first pass beside "
                                         "the samples stopped there)")
         if went == FAILED:
