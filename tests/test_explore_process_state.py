@@ -97,9 +97,8 @@ class Logging(unittest.TestCase):
 
         # Before: every run added one more handler to the logger (a run of
         # n handlers takes 2n steps): the search never ended.
-        result = self.explore(setup, max_schedules=50)
-        self.assertTrue(result.exhausted, result)
-        self.assertEqual(result.count, 8)
+        result = self.explore(setup, max_schedules=100)
+        self.assertTrue(result.exhausted, result)  # 8 orders on 3.11, 40 on 3.13
         self.assertIsNone(result.failure)
 
     def test_dict_config_racing_in_the_threads(self) -> None:
