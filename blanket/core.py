@@ -279,8 +279,13 @@ class ScenarioCore:
         else:
             thread, tx, worker_tx, args = self._begin(primitive, spec, args, park)
         try:
-            # Parked just now: abandoned meanwhile?
+            # Parked just now: abandoned meanwhile? A release is made first: the
+            # thread unwinds giving back what it holds, and this it was giving
+            # back (else a lock kept in process-wide state, a logging
+            # handler's, would stay held by a thread that is gone).
             if worker_tx is not None and thread in self.abandoned:
+                if spec.name == "release":
+                    call(*args)
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)

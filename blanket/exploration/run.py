@@ -23,6 +23,8 @@ wait-for cycle).
 from __future__ import annotations
 
 import gc
+import sys
+import threading
 import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -36,13 +38,16 @@ from . import races
 from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
+from .sites import module_path
 from .unseen import Unseen
-from .watch import Reach
+from .watch import BLANKET_FOLDER, Reach
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker
     from ..transaction import Transaction
     from .sites import Site
+
+_NOT_THE_CALLERS = (BLANKET_FOLDER, threading.__file__)
 
 
 class Option:
@@ -87,6 +92,22 @@ def dependent(a: str, b: str) -> bool:
 
 
 READ = f"{MEMORY}read:"
+
+
+def parked_at(tx: Transaction) -> str:
+    """Where in the code *tx*'s call was made, its thread parked there (or
+    settling the run, in blanket's code): the innermost frame that is
+    neither blanket's nor ``threading``'s, as ``file:line`` with the file
+    by its module's path; ``""`` when the thread has no such frame.
+
+    It asks for every thread's frame (on a free-threaded build that stops
+    the world), so it is for messages, not for every step."""
+    frame = sys._current_frames().get(tx.thread.ident or -1)
+    while frame is not None and frame.f_code.co_filename.startswith(_NOT_THE_CALLERS):
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
 
 
 class Run:
