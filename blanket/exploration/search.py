@@ -291,10 +291,6 @@ class _Searching:
                 # (In a shard too: the other shards' runs meet it themselves
                 # where they run it.)
                 self.reach.grown, grown = False, True
-            if reach.grown:  # code the run did not watch, watched from now on
-                # (In a shard too: the other shards' runs meet it themselves
-                # where they run it.)
-                reach.grown, grown = False, True
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
                 result.failure = _failure(self.setup, run)
