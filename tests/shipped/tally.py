@@ -1,0 +1,25 @@
+"""Word counts in a ``collections.Counter`` shared by threads, each calling
+``update`` (Python code in the standard library: ``self[elem] = count +
+self_get(elem, 0)``): two updates of one word can lose one."""
+import collections
+import threading
+
+
+class Tally:
+    def __init__(self):
+        self.counts = collections.Counter()
+
+    def add(self, words):
+        self.counts.update(words)
+
+
+class LockedTally(Tally):
+    """The fix: one update at a time."""
+
+    def __init__(self):
+        super().__init__()
+        self._lock = threading.Lock()
+
+    def add(self, words):
+        with self._lock:
+            super().add(words)
