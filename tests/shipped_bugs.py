@@ -28,16 +28,16 @@ def lazy_attribute(kind: type) -> Setup:
     of the descriptor fails."""
     def setup(scenario: Scenario) -> Invariant:
         moves = lazy_attr.namespace(kind, join=lambda: "joined")
-        got: dict[str, object] = {}
+        got: tuple[list[object], list[object]] = ([], [])
 
-        def read(tag: str) -> None:
-            got[tag] = moves.join  # type: ignore[attr-defined]
+        def read(mine: list[object]) -> None:
+            mine.append(moves.join)  # type: ignore[attr-defined]
 
-        scenario.thread(read, "A")
-        scenario.thread(read, "B")
+        scenario.thread(read, got[0])
+        scenario.thread(read, got[1])
 
         def both_read() -> None:
-            assert got == {"A": "joined", "B": "joined"}, got
+            assert got == (["joined"], ["joined"]), got
         return both_read
     return setup
 
@@ -103,21 +103,26 @@ def memoized(decorate: Callable[..., Any]) -> Setup:
     return setup
 
 
+def _load(namespace: dict[str, object]) -> None:
+    """The lazily loaded module's code."""
+    namespace["VALUE"] = 42
+
+
 def lazily_loaded(locked: bool) -> Setup:
     """gh-114763: two first reads of a lazily loaded module; one finds it
     empty."""
     def setup(scenario: Scenario) -> Invariant:
-        module = lazy_module.lazy_module("payload", "VALUE = 42\n", locked=locked)
-        got: dict[str, object] = {}
+        module = lazy_module.lazy_module("payload", _load, locked=locked)
+        got: tuple[list[object], list[object]] = ([], [])
 
-        def read(tag: str) -> None:
-            got[tag] = module.VALUE
+        def read(mine: list[object]) -> None:
+            mine.append(module.VALUE)
 
-        scenario.thread(read, "A")
-        scenario.thread(read, "B")
+        scenario.thread(read, got[0])
+        scenario.thread(read, got[1])
 
         def both_read() -> None:
-            assert got == {"A": 42, "B": 42}, got
+            assert got == ([42], [42]), got
         return both_read
     return setup
 
@@ -192,15 +197,16 @@ def due_timers(kind: type) -> Setup:
     """Two threads see one due timer; both pop it."""
     def setup(scenario: Scenario) -> Invariant:
         timers_ = kind(1, 5)
-        popped: list[object] = []
+        popped: tuple[list[object], list[object]] = ([], [])
 
-        def pop() -> None:
-            popped.append(timers_.pop_due(now=2))
+        def pop(mine: list[object]) -> None:
+            mine.append(timers_.pop_due(now=2))
 
-        _two(scenario, pop)
+        scenario.thread(pop, popped[0])
+        scenario.thread(pop, popped[1])
 
         def one_popped() -> None:
-            assert sorted(popped, key=str) == [1, None], f"popped {popped}"
+            assert sorted(popped[0] + popped[1], key=str) == [1, None], f"popped {popped}"
         return one_popped
     return setup
 
@@ -209,16 +215,17 @@ def shared_generator(make: Callable[[dict[str, int]], Any]) -> Setup:
     """Two workers resume one generator: ``generator already executing``."""
     def setup(scenario: Scenario) -> Invariant:
         items = make({"a": 1, "b": 2})
-        got: list[int] = []
+        got: tuple[list[int], list[int]] = ([], [])
 
-        def work() -> None:
+        def work(mine: list[int]) -> None:
             for item in items:
-                got.append(item)
+                mine.append(item)
 
-        _two(scenario, work)
+        scenario.thread(work, got[0])
+        scenario.thread(work, got[1])
 
         def each_once() -> None:
-            assert sorted(got) == [1, 2], got
+            assert sorted(got[0] + got[1]) == [1, 2], got
         return each_once
     return setup
 
@@ -263,7 +270,7 @@ BUGS: dict[str, tuple[Setup, Setup, str]] = {
     "lazy module (gh-114763)": (
         lazily_loaded(False), lazily_loaded(True), "AttributeError"),
     "reader-writer lock (fasteners #86)": (
-        reader_writer(False), reader_writer(True), "deadlock"),
+        reader_writer(False), reader_writer(True), "waits in Condition.wait"),
     "handlers while one is removed (logging)": (
         handlers(registry.Logger), handlers(registry.LockedLogger), "the second handler got []"),
     "wake-up put twice (SimpleQueue)": (

@@ -28,8 +28,9 @@ class cached_prop:
 
 
 class locked_cached_prop(cached_prop):
-    """The 3.11 fix: an RLock per property, made when the class body runs (so at
-    import time, for a class defined at module level)."""
+    """The fix: an RLock per property, made when the class body runs (so at
+    import time, for a class defined at module level), held from the look-up
+    to the store."""
 
     def __init__(self, func):
         super().__init__(func)
@@ -38,12 +39,5 @@ class locked_cached_prop(cached_prop):
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        cache = instance.__dict__
-        value = cache.get(self.name, _MISSING)
-        if value is _MISSING:
-            with self.lock:
-                value = cache.get(self.name, _MISSING)
-                if value is _MISSING:
-                    value = self.func(instance)
-                    cache[self.name] = value
-        return value
+        with self.lock:
+            return super().__get__(instance, owner)

@@ -20,21 +20,21 @@ class LazyAttr:
 
 
 class LockedLazyAttr(LazyAttr):
-    """The fix: one resolver at a time, and the descriptor removed once."""
+    """The fix: the value resolved once, under a lock, and kept by the
+    descriptor (the class and the instance are left alone)."""
 
     def __init__(self, name, resolve):
         super().__init__(name, resolve)
         self.lock = threading.Lock()
+        self.value = None
+        self.resolved = False
 
     def __get__(self, obj, owner):
         with self.lock:
-            if self.name in vars(obj):
-                return vars(obj)[self.name]
-            value = self.resolve()
-            setattr(obj, self.name, value)
-            if self.name in vars(owner):
-                delattr(owner, self.name)
-            return value
+            if not self.resolved:
+                self.value = self.resolve()
+                self.resolved = True
+            return self.value
 
 
 def namespace(kind=LazyAttr, **resolvers):
