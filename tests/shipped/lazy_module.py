@@ -21,17 +21,18 @@ class LazyModule(types.ModuleType):
 
 
 class LockedLazyModule(types.ModuleType):
-    """The fix: one loader at a time, and ``__class__`` set last."""
+    """The fix: every look-up under the module's lock, the loader run by the
+    first, item by item."""
 
     def __getattribute__(self, attr):
         state = object.__getattribute__(self, "__dict__")
         with state["__lazy_lock__"]:
-            if object.__getattribute__(self, "__class__") is LockedLazyModule:
+            if "__lazy_loader__" in state:
                 namespace = {}
                 state["__lazy_loader__"](namespace)
                 for key, value in namespace.items():
                     state[key] = value
-                self.__class__ = types.ModuleType
+                del state["__lazy_loader__"]
             return state[attr]
 
 
