@@ -248,7 +248,7 @@ def counted(kind: type) -> Setup:
     """Two ``Counter.update`` calls of one word lose one."""
     def setup(scenario: Scenario) -> Invariant:
         words = kind()
-        _two(scenario, words.add, ["word"])
+        _two(scenario, words.add, {"word": 1})
 
         def counted_twice() -> None:
             assert words.counts["word"] == 2, f"counted {words.counts['word']}"

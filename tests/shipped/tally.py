@@ -1,6 +1,7 @@
 """Word counts in a ``collections.Counter`` shared by threads, each calling
-``update`` (Python code in the standard library: ``self[elem] = count +
-self_get(elem, 0)``): two updates of one word can lose one."""
+``update`` with counts (a mapping: Python code in the standard library,
+``self[elem] = count + self_get(elem, 0)``): two updates of one word can
+lose one."""
 import collections
 import threading
 
@@ -9,8 +10,8 @@ class Tally:
     def __init__(self):
         self.counts = collections.Counter()
 
-    def add(self, words):
-        self.counts.update(words)
+    def add(self, counts):
+        self.counts.update(counts)
 
 
 class LockedTally(Tally):
@@ -20,6 +21,6 @@ class LockedTally(Tally):
         super().__init__()
         self._lock = threading.Lock()
 
-    def add(self, words):
+    def add(self, counts):
         with self._lock:
-            super().add(words)
+            super().add(counts)
