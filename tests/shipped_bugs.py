@@ -77,7 +77,11 @@ def cached_property(kind: type) -> Setup:
     def setup(scenario: Scenario) -> Invariant:
         settings = kind()
         settings.computed = []
-        _two(scenario, getattr, settings, "value")
+
+        def read() -> None:
+            settings.value  # noqa: B018 - the first read computes it
+
+        _two(scenario, read)
 
         def computed_once() -> None:
             assert len(settings.computed) == 1, f"computed {len(settings.computed)} times"
@@ -257,6 +261,7 @@ def counted(kind: type) -> Setup:
 
 
 #: Each case: the buggy setup, the fixed one, and a piece of the failure's message.
+#: (``shared_generator`` is not among them: see tests/test_shipped_bugs.py.)
 BUGS: dict[str, tuple[Setup, Setup, str]] = {
     "lazy attribute (six #98)": (
         lazy_attribute(lazy_attr.LazyAttr), lazy_attribute(lazy_attr.LockedLazyAttr),
@@ -279,8 +284,6 @@ BUGS: dict[str, tuple[Setup, Setup, str]] = {
         trylock_drain(drain.submit), trylock_drain(drain.submit_fixed), "left ["),
     "due timer popped twice (heapq)": (
         due_timers(timers.Timers), due_timers(timers.LockedTimers), "popped"),
-    "shared generator (next)": (
-        shared_generator(jobs.take), shared_generator(jobs.Jobs), "generator already executing"),
     "flush drops a write (bytearray)": (
         buffered(buffer.Buffer), buffered(buffer.LockedBuffer), "wrote"),
     "lost count (Counter.update)": (

@@ -29,10 +29,12 @@ calls other than the real primitives' methods and ``time.sleep`` (sockets,
 from __future__ import annotations
 
 import _thread
+import functools
 import os
 import sys
 import threading
 import time
+import types
 import typing
 from collections.abc import Callable
 from types import FrameType
@@ -58,6 +60,9 @@ _C_CALLS = {
          "thread started outside blanket by _thread.start_new_thread"),
 }
 _THREAD_START = id(_thread.start_new_thread)
+# The callables that are C code (a builtin, a C type's method).
+_C_CODE = frozenset({types.BuiltinFunctionType, types.MethodWrapperType,
+                     types.MethodDescriptorType, types.WrapperDescriptorType})
 
 Profile = Callable[[FrameType, str, Any], object]
 
@@ -194,6 +199,16 @@ class Unseen:
     def watch(self, thread: threading.Thread) -> None:
         """Watch what *thread* (a managed thread not yet started) does."""
         target: Callable[..., Any] = thread._target  # type: ignore[attr-defined]
+        called = target
+        while type(called) is functools.partial:
+            called = called.func
+        if self.reach is not None and type(called) in _C_CODE:
+            # Its own access (getattr(obj, "name"), shared.append) is made by
+            # no watched code, so nothing records it.
+            name = getattr(called, "__qualname__", repr(called))
+            self._notes.setdefault(("target", name), f"thread target {name} is C code: "
+                                   "what it does itself is not watched (call it from a "
+                                   "function)")
 
         def watched(*args: Any, **kwargs: Any) -> Any:
             return self._watching(self._uses, target, *args, **kwargs)

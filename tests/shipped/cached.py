@@ -28,9 +28,10 @@ class cached_prop:
 
 
 class locked_cached_prop(cached_prop):
-    """The fix: an RLock per property, made when the class body runs (so at
-    import time, for a class defined at module level), held from the look-up
-    to the store."""
+    """The fix: a property (a data descriptor, so every read comes here) with
+    an RLock made when the class body runs (at import time, for a class
+    defined at module level), held from the look-up to the store, which
+    keeps the value under a private name."""
 
     def __init__(self, func):
         super().__init__(func)
@@ -40,4 +41,12 @@ class locked_cached_prop(cached_prop):
         if instance is None:
             return self
         with self.lock:
-            return super().__get__(instance, owner)
+            cache = instance.__dict__
+            value = cache.get("_" + self.name, _MISSING)
+            if value is _MISSING:
+                value = self.func(instance)
+                cache["_" + self.name] = value
+            return value
+
+    def __set__(self, instance, value):
+        raise AttributeError(f"{self.name} is read-only")
