@@ -11,8 +11,20 @@ from typing import Any
 
 from blanket import Scenario
 
-from .shipped import (buffer, cached, drain, emitter, jobs, lazy_attr, lazy_module, mailbox,
-                      memo, registry, rwlock, tally, timers)
+from .shipped import (
+    buffer,
+    cached,
+    drain,
+    emitter,
+    lazy_attr,
+    lazy_module,
+    mailbox,
+    memo,
+    registry,
+    rwlock,
+    tally,
+    timers,
+)
 
 Invariant = Callable[[], None]
 Setup = Callable[[Scenario], "Invariant | None"]
@@ -192,7 +204,8 @@ def trylock_drain(submit: Callable[[object], None]) -> Setup:
         scenario.thread(submit, "b")
 
         def all_done() -> None:
-            assert sorted(drain.done) == ["a", "b"], f"done {drain.done}, left {list(drain.pending)}"
+            left = list(drain.pending)
+            assert sorted(drain.done) == ["a", "b"], f"done {drain.done}, left {left}"
         return all_done
     return setup
 

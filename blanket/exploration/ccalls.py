@@ -24,7 +24,7 @@ call's callable on to ``blanket.exploration.sites.call_target``.
 
 from __future__ import annotations
 
-import _abc
+import _abc  # type: ignore[import-not-found]
 import array
 import bisect
 import collections
