@@ -14,6 +14,7 @@ import operator
 import random
 import textwrap
 import threading
+import time
 import types
 import unittest
 from collections.abc import Callable
@@ -489,6 +490,14 @@ class Met(unittest.TestCase):
             unseen.reach.judged[id(helpers.add.__code__)] = helpers.add.__code__
             unseen._uses(add, "call", None)
         self.assertEqual(list(unseen.reach.found), [helpers.add])
+
+    def test_each_gap_is_noted_once_by_its_function(self) -> None:
+        unseen = Unseen()
+        for line in (3, 4, 3):  # one function, two lines, met again
+            nap = types.SimpleNamespace(f_code=helpers.add.__code__, f_lineno=line)
+            with unchecked():
+                unseen._uses(nap, "c_call", time.sleep)
+        self.assertEqual(unseen.notes, ["blocking call time.sleep at helpers.py:3"])
 
     def test_a_function_met_is_watched_in_the_run_going_on(self) -> None:
         reached: list[object] = []
