@@ -9,6 +9,7 @@ setup."""
 
 from __future__ import annotations
 
+import functools
 import unittest
 
 import blanket
@@ -50,7 +51,7 @@ class ShippedBugs(unittest.TestCase):
             settings = shipped_bugs.Settings()
             settings.computed = []
             scenario.thread(getattr, settings, "value")
-            scenario.thread(getattr, settings, "value")
+            scenario.thread(functools.partial(getattr, settings), "value")  # named once
 
         result = blanket.explore(setup)
         self.assertFalse(result.exhausted)
