@@ -24,7 +24,7 @@ import blanket
 from blanket import Scenario
 from blanket.exploration import reproduce, rewrite, sites
 from blanket.exploration.unseen import Unseen
-from blanket.exploration.watch import Reach
+from blanket.exploration.watch import Transitive
 
 from .support import quiet_thread_errors, unchecked
 from .transitive import helpers, lazy, library
@@ -161,7 +161,7 @@ def version(make: Make, locked: bool) -> Callable[[Scenario], Invariant]:
     return setup
 
 
-class Transitive(unittest.TestCase):
+class CalledCode(unittest.TestCase):
     def test_each_bug_in_called_code_is_found_in_50_runs(self) -> None:
         # Before: only the threads' targets were watched: no race, and "the
         # whole space; no failure" for every one of them.
@@ -213,7 +213,7 @@ class FirstMet(unittest.TestCase):
 
 class Replays(unittest.TestCase):
     def test_each_bug_replays_from_its_schedule(self) -> None:
-        # Before: the replay watched only what calls from watched code reach,
+        # Before: the replay watched only what calls from watched code transitive,
         # so a race in code C calls (a property, __enter__, a key of sorted;
         # a method on 3.11 and 3.12) never parked: "the threads ended before
         # step 1", and the regression test passed on the bug.
@@ -371,7 +371,7 @@ class Callees(unittest.TestCase):
             pass
         self.assertEqual(seen, [True])
         watch = Scenario()._watch
-        watch.reach = Reach()
+        watch.transitive = Transitive()
         watch.reached(helpers.bump)  # not entered: nothing to swap
         self.assertEqual(watch.functions, {})
 
@@ -404,9 +404,9 @@ class Callees(unittest.TestCase):
     def test_a_function_not_found_is_named(self) -> None:
         module = compile("def lost():\n    pass\n", "lost.py", "exec")
         code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-        reach = Reach()  # (no function of that code was ever made)
-        met(reach, frame(code, {"__name__": "lost"}))
-        self.assertEqual(list(reach.notes.values()), [
+        transitive = Transitive()  # (no function of that code was ever made)
+        met(transitive, frame(code, {"__name__": "lost"}))
+        self.assertEqual(list(transitive.notes.values()), [
             "function lost at lost.py:1 ran unwatched: not found to be watched "
             "(scenario.instrument it in the setup)"])
 
@@ -420,10 +420,10 @@ class Callees(unittest.TestCase):
             "code outside any function ran unwatched: <module> at <generated>:1"])
 
 
-def met(reach: Reach, frame: Any) -> None:
-    """``reach.met(frame)`` with a stand-in frame (not type-checked)."""
+def met(transitive: Transitive, frame: Any) -> None:
+    """``transitive.met(frame)`` with a stand-in frame (not type-checked)."""
     with unchecked():
-        reach.met(frame)
+        transitive.met(frame)
 
 
 def frame(code: types.CodeType, scope: dict[str, Any], back: Any = None) -> Any:
@@ -437,30 +437,30 @@ class Blankets(unittest.TestCase):
 
         from blanket.exploration.result import Step
 
-        reach = Reach()
+        transitive = Transitive()
         for function in (blanket.explore, threading.Event.set, _frozen_importlib._find_and_load,
                          Step.__init__):  # (made by exec, in blanket's namespace)
             with self.subTest(function.__qualname__):
-                self.assertFalse(reach.watches(function))
+                self.assertFalse(transitive.watches(function))
                 self.assertIn(id(function.__code__), sites.SETTLED)
-        self.assertEqual(reach.notes, {})
+        self.assertEqual(transitive.notes, {})
 
     def test_the_standard_library_as_blanket_runs_it_is_not_watched_and_named(self) -> None:
-        reach = Reach()
+        transitive = Transitive()
         randrange = random.Random.randrange
         blankets = frame(blanket.explore.__code__, vars(blanket))
         randint = frame(random.Random.randint.__code__, vars(random), blankets)
         for _ in range(2):  # met again as blanket runs it: nothing to say
-            met(reach, frame(randrange.__code__, vars(random), randint))
-        self.assertEqual((reach.found, reach.notes), ({}, {}))
+            met(transitive, frame(randrange.__code__, vars(random), randint))
+        self.assertEqual((transitive.found, transitive.notes), ({}, {}))
         note = (f"not watched: Random.randrange at random.py:"
                 f"{randrange.__code__.co_firstlineno}, which blanket runs itself in the threads")
-        self.assertFalse(reach.watches(randrange))  # called by watched code
-        self.assertEqual(list(reach.notes.values()), [note])
-        reach.notes.clear()  # called by C code for the threads' own code
-        met(reach, frame(randrange.__code__, vars(random), frame(
+        self.assertFalse(transitive.watches(randrange))  # called by watched code
+        self.assertEqual(list(transitive.notes.values()), [note])
+        transitive.notes.clear()  # called by C code for the threads' own code
+        met(transitive, frame(randrange.__code__, vars(random), frame(
             helpers.add.__code__, vars(helpers))))
-        self.assertEqual(list(reach.notes.values()), [note])
+        self.assertEqual(list(transitive.notes.values()), [note])
 
     def test_the_standard_library_as_watched_code_runs_it_is_watched(self) -> None:
         watched = rewrite.rewrite(helpers.add.__code__, vars(helpers))[0]
@@ -469,13 +469,13 @@ class Blankets(unittest.TestCase):
         for back in (None, frame(helpers.counted_key.__code__, vars(helpers)),
                      frame(watched, vars(helpers), blankets)):
             with self.subTest(back=back):
-                reach = Reach()
-                met(reach, frame(textwrap.dedent.__code__, vars(textwrap), back))
-                self.assertEqual(list(reach.found), [textwrap.dedent])
+                transitive = Transitive()
+                met(transitive, frame(textwrap.dedent.__code__, vars(textwrap), back))
+                self.assertEqual(list(transitive.found), [textwrap.dedent])
 
 
 class Met(unittest.TestCase):
-    """``Reach.met`` and the profile's call to it, called by hand (coverage
+    """``Transitive.met`` and the profile's call to it, called by hand (coverage
     cannot see a profile function run)."""
 
     def test_the_profile_hands_code_not_watched_to_the_reach(self) -> None:
@@ -483,13 +483,13 @@ class Met(unittest.TestCase):
         add = frame(helpers.add.__code__, vars(helpers))
         with unchecked():
             unseen._uses(add, "call", None)  # nothing watched: nothing met
-            unseen.reach = Reach()
+            unseen.transitive = Transitive()
             unseen._uses(add, "call", None)
-        self.assertEqual(list(unseen.reach.found), [helpers.add])
+        self.assertEqual(list(unseen.transitive.found), [helpers.add])
         with unchecked():  # judged: not met again
-            unseen.reach.judged[id(helpers.add.__code__)] = helpers.add.__code__
+            unseen.transitive.judged[id(helpers.add.__code__)] = helpers.add.__code__
             unseen._uses(add, "call", None)
-        self.assertEqual(list(unseen.reach.found), [helpers.add])
+        self.assertEqual(list(unseen.transitive.found), [helpers.add])
 
     def test_each_gap_is_noted_once_by_its_function(self) -> None:
         unseen = Unseen()
@@ -501,37 +501,37 @@ class Met(unittest.TestCase):
 
     def test_a_function_met_is_watched_in_the_run_going_on(self) -> None:
         reached: list[object] = []
-        reach = Reach()
-        reach.entered = types.SimpleNamespace(reached=reached.append)  # type: ignore[assignment]
-        met(reach, frame(helpers.add.__code__, vars(helpers)))
+        transitive = Transitive()
+        transitive.entered = types.SimpleNamespace(reached=reached.append)  # type: ignore[assignment]
+        met(transitive, frame(helpers.add.__code__, vars(helpers)))
         self.assertEqual(reached, [helpers.add])
-        self.assertTrue(reach.grown)
+        self.assertTrue(transitive.grown)
 
     def test_excluded_code_met_is_named(self) -> None:
-        reach = Reach(["elsewhere", "tests.transitive"])
-        met(reach, frame(helpers.add.__code__, vars(helpers)))
-        self.assertEqual((reach.found, len(reach.notes)), ({}, 1))
+        transitive = Transitive(["elsewhere", "tests.transitive"])
+        met(transitive, frame(helpers.add.__code__, vars(helpers)))
+        self.assertEqual((transitive.found, len(transitive.notes)), ({}, 1))
 
     def test_code_met_again_is_made_anew(self) -> None:
-        reach = Reach()
+        transitive = Transitive()
         first = library.Cache.get.__code__
-        met(reach, frame(first, vars(library)))
+        met(transitive, frame(first, vars(library)))
         again = first.replace()  # the same source, another code object
-        met(reach, frame(again, vars(library)))
-        self.assertEqual(list(reach.found), [library.Cache.get])
-        self.assertEqual(len(reach.notes), 1)
-        self.assertIn("made anew in every run", next(iter(reach.notes.values())))
+        met(transitive, frame(again, vars(library)))
+        self.assertEqual(list(transitive.found), [library.Cache.get])
+        self.assertEqual(len(transitive.notes), 1)
+        self.assertIn("made anew in every run", next(iter(transitive.notes.values())))
 
     def test_a_callback_is_found_among_the_callers_variables_or_every_object(self) -> None:
         key = helpers.key_for(helpers.Tally())  # (a closure: no name in its module)
-        reach = Reach()
-        met(reach, frame(key.__code__, vars(helpers), types.SimpleNamespace(
+        transitive = Transitive()
+        met(transitive, frame(key.__code__, vars(helpers), types.SimpleNamespace(
             f_locals={"key": key})))
-        self.assertEqual(list(reach.found), [key])
+        self.assertEqual(list(transitive.found), [key])
         other = helpers.key_for(helpers.Tally())
-        reach = Reach()
-        met(reach, frame(other.__code__, vars(helpers), types.SimpleNamespace(f_locals={})))
-        self.assertIn(other, reach.found)  # (3.11: by the garbage collector's referrers)
+        transitive = Transitive()
+        met(transitive, frame(other.__code__, vars(helpers), types.SimpleNamespace(f_locals={})))
+        self.assertIn(other, transitive.found)  # (3.11: by the garbage collector's referrers)
 
 
 class LazyModules(unittest.TestCase):

@@ -40,7 +40,7 @@ from .races import report as races_report
 from .result import Setup, Step
 from .run import Option, Run, run_once
 from .unseen import Unseen
-from .watch import Reach
+from .watch import Transitive
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
@@ -124,14 +124,14 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     # a run meets running unwatched (called by C code) is watched in the
     # next, and the run that met it does not count.
     unseen = Unseen()
-    unseen.reach = Reach()
+    unseen.transitive = Transitive()
     watched = bool(parks) or races == "fail"
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
         run = run_once(setup, title, timeout, rule.choose, unseen if watched else None,
                        parks=parks, racy=set() if races == "fail" else None)
-        if unseen.reach.grown:
-            unseen.reach.grown = False
+        if unseen.transitive.grown:
+            unseen.transitive.grown = False
             continue
         if run.redundant and rule.waited:
             # A wait the rule let go with its timeout disregarded was never

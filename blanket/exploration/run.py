@@ -40,7 +40,7 @@ from .result import Setup, Step
 from .runners import Runners
 from .sites import module_path
 from .unseen import Unseen
-from .watch import BLANKET_FOLDER, Reach
+from .watch import BLANKET_FOLDER, Transitive
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker
@@ -135,7 +135,8 @@ class Run:
         # The threads and primitives the watched code makes are the run's.
         scenario.adopt = racy is not None or parks is not None
         if scenario.adopt:  # and the code they call is watched: the exploration's rule
-            self.watch.reach = unseen.reach if unseen is not None and unseen.reach else Reach()
+            self.watch.transitive = (unseen.transitive if unseen is not None
+                                     and unseen.transitive else Transitive())
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:

@@ -61,7 +61,7 @@ from .run import Chooser, Run, run_once
 from .runners import Runners
 from .sites import Site
 from .unseen import Unseen
-from .watch import Reach
+from .watch import Transitive
 
 STRATEGIES = ("dfs", "random", "pct")
 #: What :func:`explore` does with data races on plain shared state.
@@ -187,12 +187,12 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     if isinstance(exclude, str):
         exclude = (exclude,)
-    reach = Reach(exclude)
+    transitive = Transitive(exclude)
     with one_cpu():  # a run's threads go one at a time: see blanket.exploration.affinity
         runners = Runners()
         try:
             return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                           split_depth, timeout, name, races, runners, reach)
+                           split_depth, timeout, name, races, runners, transitive)
         finally:
             runners.close()  # nothing left running, however the search ended
 
@@ -200,13 +200,13 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
-            reach: Reach) -> Exploration:
+            transitive: Transitive) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*."""
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
-                           split_depth, reach)
+                           split_depth, transitive)
     try:
         if strategy == "dfs":
             searching.result.max_preemptions = max_preemptions
@@ -229,7 +229,7 @@ class _Searching:
 
     def __init__(self, setup: Setup, strategy: str, title: str, timeout: float, races: str,
                  runners: Runners, index: int, count: int, split_depth: int,
-                 reach: Reach) -> None:
+                 transitive: Transitive) -> None:
         self.setup, self.title, self.timeout, self.races = setup, title, timeout, races
         self.runners, self.index, self.count = runners, index, count
         self.split_depth = split_depth
@@ -238,10 +238,10 @@ class _Searching:
         self.seen: set[Race] = set()
         self.result = Exploration(strategy)
         self.unseen = Unseen()
-        #: What is watched (see :class:`~blanket.exploration.watch.Reach`).
-        self.reach = reach
+        #: What is watched (see :class:`~blanket.exploration.watch.Transitive`).
+        self.transitive = transitive
         if self.racy is not None:
-            self.unseen.reach = reach
+            self.unseen.transitive = transitive
         self.started = time.monotonic()
         self.loose: Run | None = None  # a failure its schedule does not make
         self.late: list[str] = []  # sites of races met after the split, in this shard only
@@ -287,10 +287,10 @@ class _Searching:
                 self.late += sorted({site.place for site in new})
             if found and self.races == "fail" and run.failure is None:
                 run.failure = ("race", races_report(found))
-            if self.reach.grown:  # code the run did not watch, watched from now on
+            if self.transitive.grown:  # code the run did not watch, watched from now on
                 # (In a shard too: the other shards' runs meet it themselves
                 # where they run it.)
-                self.reach.grown, grown = False, True
+                self.transitive.grown, grown = False, True
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
                 result.failure = _failure(self.setup, run)

@@ -42,7 +42,7 @@ from typing import Any
 
 from .. import sleepers
 from .sites import SETTLED
-from .watch import BLANKET_FOLDER, Reach
+from .watch import BLANKET_FOLDER, Transitive
 
 _THREADING = threading.__file__
 
@@ -95,17 +95,17 @@ class Unseen:
         self._notes: dict[tuple[str, ...], str] = {}
         #: What the exploration watches: the code a thread runs that is not
         #: watched yet is met there (``None``: nothing is watched).
-        self.reach: Reach | None = None
+        self.transitive: Transitive | None = None
 
     @property
     def notes(self) -> list[str]:
         """What was met, e.g. ``"real Lock used at cache.py:14"``."""
-        reached = [] if self.reach is None else list(self.reach.notes.values())
+        reached = [] if self.transitive is None else list(self.transitive.notes.values())
         return list(self._notes.values()) + reached
 
     def forget(self) -> None:
         """Forget what was met (the search starts again, with more of the
-        code watched); what :attr:`reach` noted stays."""
+        code watched); what :attr:`transitive` noted stays."""
         self._notes.clear()
 
     def _note(self, what: str, frame: FrameType, note: str) -> None:
@@ -151,9 +151,9 @@ class Unseen:
             code = frame.f_code
             if code.co_filename == _THREADING:
                 self._threading_call(frame)
-            elif id(code) not in SETTLED and self.reach is not None \
-                    and id(code) not in self.reach.judged:
-                self.reach.met(frame)  # Python code the run does not watch
+            elif id(code) not in SETTLED and self.transitive is not None \
+                    and id(code) not in self.transitive.judged:
+                self.transitive.met(frame)  # Python code the run does not watch
         elif sleepers.acquiring and event[0] == "c":  # c_return, c_exception
             sleepers.real_return(arg)
 
@@ -202,7 +202,7 @@ class Unseen:
         called = target
         while type(called) is functools.partial:
             called = called.func
-        if self.reach is not None and type(called) in _C_CODE:
+        if self.transitive is not None and type(called) in _C_CODE:
             # Its own access (getattr(obj, "name"), shared.append) is made by
             # no watched code, so nothing records it.
             name = getattr(called, "__qualname__", repr(called))

@@ -3,7 +3,7 @@
 ``scenario.instrument(target, ...)`` names the code to watch (functions,
 methods, classes, modules); inside an exploration the targets of
 ``scenario.thread`` are watched too, and every Python function they run,
-transitively (:class:`Reach`). While the scenario is entered each
+transitively (:class:`Transitive`). While the scenario is entered each
 watched function runs a rewritten copy of its code object (the original is
 put back when the scenario exits): before every attribute, subscript and
 global load, store or delete, every ``in`` and every ``iter()``, a call
@@ -28,7 +28,7 @@ parks as a call on a :class:`~blanket.exploration.sites.Memory` stand-in, a
 step the scheduler chooses like any other (``A: write Counter.count``).
 
 Not watched: local variables, code that is not named (outside an
-exploration) or excluded (see :class:`Reach`), frames already running when
+exploration) or excluded (see :class:`Transitive`), frames already running when
 the code was swapped, and threads blanket did not start.
 """
 
@@ -89,9 +89,9 @@ class Watch:
         #: (see :mod:`blanket.exploration.adopt`).
         self.makers: dict[str, Callable[..., Any]] = {}
         #: What an exploration watches beyond what is named: the Python
-        #: functions the watched code calls (see :class:`Reach`); ``None``
+        #: functions the watched code calls (see :class:`Transitive`); ``None``
         #: outside an exploration or a replay (only what is named).
-        self.reach: Reach | None = None
+        self.transitive: Transitive | None = None
         #: The exploration's current step, which each access is tagged with.
         self.epoch = -1
         #: Each thread's accesses, in the order threads made their first.
@@ -128,10 +128,10 @@ class Watch:
     def reached(self, function: types.FunctionType) -> None:
         """*function*, whose code is not rewritten, is about to be called by
         watched code in one of the scenario's threads: watch it first (so
-        that this very call runs watched code), unless :attr:`reach` says
+        that this very call runs watched code), unless :attr:`transitive` says
         not to."""
-        reach = self.reach
-        if reach is None or not reach.watches(function):
+        transitive = self.transitive
+        if transitive is None or not transitive.watches(function):
             return
         with self.core.lock:  # two threads may meet it at once (3.13t)
             if watches.get(self.core) is self and id(function.__code__) not in SETTLED:
@@ -142,9 +142,9 @@ class Watch:
         """Swap the rewritten code in (the scenario is being entered)."""
         self.records = []
         self.epoch = -1
-        if self.reach is not None:  # what earlier runs met running unwatched
-            self.functions.update(self.reach.found)
-            self.reach.entered = self
+        if self.transitive is not None:  # what earlier runs met running unwatched
+            self.functions.update(self.transitive.found)
+            self.transitive.entered = self
         watches[self.core] = self
         self._install(list(self.functions))
 
@@ -163,8 +163,8 @@ class Watch:
     def restore(self) -> None:
         """Put every original code object back (the scenario exits)."""
         watches.pop(self.core, None)
-        if self.reach is not None:
-            self.reach.entered = None
+        if self.transitive is not None:
+            self.transitive.entered = None
         restore = self.makers.get("restore")
         if restore is not None:  # the real primitives twinned, as they were
             restore()  # (see blanket.exploration.realprims)
@@ -228,7 +228,7 @@ def _functions(target: object) -> Iterator[types.FunctionType]:
                 yield from _functions(value)
 
 
-class Reach:
+class Transitive:
     """What an exploration watches besides the threads' targets and what
     ``scenario.instrument`` names: every Python function its threads run,
     but blanket's own, ``threading``'s, the import system's and what
