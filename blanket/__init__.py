@@ -26,6 +26,7 @@ from .errors import (
                   ThreadOrderingError,
                   WorkerError,
 )
+from .exploration.reached import Reach
 from .exploration.result import Exploration, Failure, Step
 from .exploration.search import explore
 from .inject import Injection, ThreadingView
@@ -67,7 +68,7 @@ __all__ = [
     "Commit", "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "DeadlockError",
     "Dispatch", "Driver", "EventAPI", "Exiting", "Exploration", "explore", "Failure", "Injection",
     "LockAPI", "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI",
-    "Raised", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
+    "Raised", "Reach", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
     "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",
     "TransactionAPI", "TransactionState", "Use", "Waiting", "WorkerError",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .races import Race
+from .reached import Reach, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..scenario import Scenario
@@ -115,6 +116,10 @@ class Exploration:
     #: it reach, which leaves orders out: its summary never says "the whole
     #: space".
     max_preemptions: int | None = None
+    #: For each line asked about (``reach=``), as steps name places
+    #: (``"pkg/module.py:42"``): the schedule that ran it with the test
+    #: replaying it, or ``None`` (see :mod:`blanket.exploration.reach`).
+    reached: dict[str, Reach | None] = field(default_factory=dict)
 
     @property
     def count(self) -> int:
@@ -136,4 +141,5 @@ class Exploration:
         unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
         races = f", {len(self.races)} data race(s)" if self.races else ""
         return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
-                f"{self.elapsed:.2f} s{unseen}; {found}")
+                f"{self.elapsed:.2f} s{unseen}; {found}"
+                f"{summary(self.reached, self.exhausted, self.max_preemptions)}")

@@ -43,6 +43,7 @@ import random
 import time
 import zlib
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 from ..seconds import check_seconds
 from . import pct, uniform
@@ -50,6 +51,7 @@ from .affinity import one_cpu
 from .dfs import DepthFirst
 from .races import Race
 from .races import report as races_report
+from .reach import Goal, goal
 from .reproduce import reproduce
 from .result import Exploration, Failure, Setup
 from .run import Run, run_once
@@ -132,8 +134,8 @@ def _failure(setup: Setup, run: Run) -> Failure:
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
-            timeout: float = 10.0, name: str | None = None, races: str = "report"
-            ) -> Exploration:
+            timeout: float = 10.0, name: str | None = None, races: str = "report",
+            reach: object = None) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -157,6 +159,11 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     (nothing watched: steps at calls on primitives only). What watched code
     makes with ``threading`` (threads, locks, ...) is the run's own
     (:mod:`blanket.exploration.adopt`).
+
+    *reach* names lines to run (``"pkg/module.py:42"``, ``(function, 42)``
+    or a list of them: see :mod:`blanket.exploration.reach`): the search
+    also stops once a run has run each of them, and
+    :attr:`Exploration.reached` gives the schedule and the test.
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
@@ -165,26 +172,32 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("split_depth", split_depth, 1)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
-    with one_cpu():  # a run's threads go one at a time: see blanket.exploration.affinity
+    aim = goal(setup, reach)
+    # A run's threads go one at a time (see blanket.exploration.affinity);
+    # the lines looked for are probed for the whole search.
+    with one_cpu(), aim or nullcontext():
         runners = Runners()
         try:
             return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                           split_depth, timeout, name, races, runners)
+                           split_depth, timeout, name, races, runners, aim)
         finally:
             runners.close()  # nothing left running, however the search ended
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
-            timeout: float, name: str | None, races: str, runners: Runners) -> Exploration:
+            timeout: float, name: str | None, races: str, runners: Runners,
+            aim: Goal | None = None) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
-    run on *runners*."""
+    run on *runners*; *aim* the lines looked for."""
     racy: set[Site] | None = None if races == "off" else set()
     seen: set[Race] = set()
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     result = Exploration(strategy, max_preemptions=max_preemptions)
     unseen = Unseen()
+    if aim is not None:
+        aim.start(result)
     started = time.monotonic()
     search = DepthFirst(max_preemptions, split_depth) if strategy == "dfs" else None
     length = 1
@@ -226,6 +239,7 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
                 late += sorted({site.place for site in new})
             if found and races == "fail" and run.failure is None:
                 run.failure = ("race", races_report(found))
+        reached = aim is not None and aim.note(run, result, grown)
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
                 result.failure = _failure(setup, run)
@@ -235,6 +249,8 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             # this failure, so no test could replay it. Search on with them as
             # steps; report it only if that search finds nothing.
             loose = loose or run
+        if reached:
+            break
         if grown:
             # New scheduling points: the space searched so far is not the
             # scenario's. Search again; the schedules counted are the new search's.
