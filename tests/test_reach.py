@@ -104,6 +104,53 @@ class NeverRun(unittest.TestCase):
         self.assertNotIn("no order", str(result))
 
 
+def line(name: str) -> int:
+    return int(target(name).rsplit(":", 1)[1])
+
+
+class LinesRun(unittest.TestCase):
+    """explore(lines=True): the lines of the watched files the runs ran."""
+
+    def test_an_exhausted_search_names_the_lines_no_order_runs(self) -> None:
+        result = blanket.explore(cases.never, lines=True, timeout=BOUND)
+        found = result.lines["tests/reach_cases.py"]
+        self.assertEqual(found.never, {line("never")})
+        self.assertEqual(found.missed, {line("never")})
+        self.assertIn(line("never") - 1, found.ran)
+        self.assertNotIn(line("retry"), found.ran | found.missed)  # a function not entered
+        self.assertEqual(str(found), f"tests/reach_cases.py: {len(found.ran)} line(s) ran; "
+                                     f"no order runs: {line('never')}")
+
+    def test_the_lines_of_code_in_another_module(self) -> None:
+        result = blanket.explore(cases.other_module, lines=True, timeout=BOUND)
+        self.assertEqual(sorted(result.lines), ["tests/reach_cases.py", "tests/reach_other.py"])
+        other = result.lines["tests/reach_other.py"]
+        self.assertIn(line("other-module"), other.ran)
+        self.assertEqual(str(other), f"tests/reach_other.py: {len(other.ran)} line(s) ran; "
+                                     "no order runs: none")
+
+    def test_a_search_cut_short_or_bounded_claims_nothing(self) -> None:
+        for options in ({"max_schedules": 1}, {"max_preemptions": 0}):
+            with self.subTest(options):
+                result = blanket.explore(cases.trylock_drain, lines=True, timeout=BOUND,
+                                         **options)
+                found = result.lines["tests/reach_cases.py"]
+                self.assertIsNone(found.never)
+                self.assertIn("not run by the schedules run (not every order)", str(found))
+        self.assertIn(line("trylock"), found.missed)
+
+    def test_with_a_line_to_reach_in_a_watched_file(self) -> None:
+        result = blanket.explore(cases.never, lines=True, reach=target("never"),
+                                 timeout=BOUND)
+        self.assertIsNone(result.reached[target("never")])
+        self.assertEqual(result.lines["tests/reach_cases.py"].never, {line("never")})
+        with self.assertRaisesRegex(ValueError, "has no code of a function"):
+            blanket.explore(cases.never, lines=True, reach="tests/reach_cases.py:1")
+
+    def test_without_lines_no_file_is_watched_for_them(self) -> None:
+        self.assertEqual(blanket.explore(cases.never, timeout=BOUND).lines, {})
+
+
 class AssertReached(blanket.ScenarioTestCase):
     stall_timeout = BOUND
 
@@ -154,7 +201,8 @@ class Probes(unittest.TestCase):
     """Probes see every line run: loops, handlers, generators, closures."""
 
     def ran(self, call: Any, *lines_: int) -> set[int]:
-        with lines.Probes({"tests/test_reach.py": set(lines_) or None}) as probes:
+        every = () if lines_ else ("tests/test_reach.py",)
+        with lines.Probes({"tests/test_reach.py": set(lines_)}, every) as probes:
             call()
             return {int(place.rsplit(":", 1)[1]) for place in probes.take()}
 
@@ -171,7 +219,7 @@ class Probes(unittest.TestCase):
         original = sample.__code__
         with unittest.mock.patch.object(lines, "probe", side_effect=RuntimeError("no")), \
                 self.assertRaises(RuntimeError):
-            lines.Probes({"tests/test_reach.py": None}).__enter__()
+            lines.Probes({}, ["tests/test_reach.py"]).__enter__()
         self.assertIs(sample.__code__, original)
 
 

@@ -43,7 +43,8 @@ _GLUED = frozenset({"KW_NAMES", *(("END_FOR",) if sys.version_info >= (3, 13) el
 # Probed code per original code object and the lines probed (the original
 # kept alive with it, so that the id is not reused): every search asking
 # about one line runs the same code, which the watch's rewrite caches too.
-_probed: dict[tuple[int, frozenset[int] | None], tuple[types.CodeType, types.CodeType]] = {}
+_probed: dict[tuple[int, frozenset[int] | None],
+              tuple[types.CodeType, types.CodeType, set[int]]] = {}
 
 
 def place_of(function: types.FunctionType, line: int) -> str:
@@ -70,7 +71,8 @@ def code_lines(code: types.CodeType) -> set[int]:
     return lines
 
 
-def _file_of(function: types.FunctionType) -> str:
+def file_of(function: types.FunctionType) -> str:
+    """*function*'s file, as steps name it (by its module's path)."""
     return module_path(function.__code__.co_filename, function.__globals__)
 
 
@@ -116,15 +118,20 @@ def _held(values: Iterable[object], seen: set[int]) -> Iterator[types.FunctionTy
 
 class Probes:
     """Probes at *lines* (by file, as steps name it: ``{"pkg/module.py":
-    {42}}``, or ``None`` for every line of the file), in the loaded
+    {42}}``), and at every line of the files *every* names, in the loaded
     functions of those files while entered. Raises :class:`ValueError` on
     entry for a line no loaded code has."""
 
-    def __init__(self, lines: dict[str, set[int] | None]) -> None:
-        self.lines = lines
+    def __init__(self, lines: dict[str, set[int]], every: Iterable[str] = ()) -> None:
+        self.every = set(every)
+        self.lines: dict[str, set[int]] = {file: set() for file in self.every} | lines
         self._swapped: list[tuple[types.FunctionType, types.CodeType]] = []
         #: For each file, the lines of its loaded code (filled on entry).
         self.code: dict[str, set[int]] = {}
+        #: For each file, the lines probed in each function (filled on
+        #: entry): for every line of a file, those of its functions' code
+        #: (nested code's too) but ``def`` lines.
+        self.probed: dict[str, list[set[int]]] = {}
 
     def __enter__(self) -> Probes:
         found: dict[str, list[types.FunctionType]] = {file: [] for file in self.lines}
@@ -150,15 +157,16 @@ class Probes:
         return self
 
     def _probe(self, file: str, functions: list[types.FunctionType]) -> None:
-        wanted = self.lines[file]
+        wanted = None if file in self.every else self.lines[file]
+        self.probed[file] = []
         for function in functions:
             original = function.__code__
             lines = code_lines(original)
             if wanted is not None and not lines & wanted:
                 continue
-            probed = probe(original, None if wanted is None else frozenset(wanted & lines),
-                           _file_of(function))
-            function.__code__ = probed
+            at = None if wanted is None else frozenset(wanted & lines)
+            function.__code__ = probe(original, at, file_of(function))
+            self.probed[file].append(probed_lines(original, at, file_of(function)))
             self._swapped.append((function, original))
 
     def __exit__(self, *exc: object) -> None:
@@ -174,17 +182,17 @@ class Probes:
         return hits
 
 
-def _check(file: str, wanted: set[int] | None, lines: set[int],
+def _check(file: str, wanted: set[int], lines: set[int],
            functions: list[types.FunctionType]) -> None:
     """Refuse a file no loaded function is in, or a line without code."""
     if not functions:
-        near = sorted({_file_of(f) for f in loaded_functions()
-                       if _file_of(f).endswith("/" + file.rsplit("/", 1)[-1])})
+        near = sorted({file_of(f) for f in loaded_functions()
+                       if file_of(f).endswith("/" + file.rsplit("/", 1)[-1])})
         hint = f" (loaded files of that name: {', '.join(near)})" if near else ""
         raise ValueError(f"no function of {file} is loaded: name the file by its module's "
                          f"path, as steps do (pkg/module.py for pkg.module), and import "
                          f"it before exploring{hint}")
-    for line in sorted(wanted or ()):
+    for line in sorted(wanted):
         if line not in lines:
             nearby = sorted(lines, key=lambda n: (abs(n - line), n))[:3]
             raise ValueError(
@@ -197,14 +205,27 @@ def probe(code: types.CodeType, lines: frozenset[int] | None, file: str) -> type
     """*code* with a probe adding ``"file:line"`` to ``HITS`` before
     each entry into a stretch of each of *lines* (every line: ``None``),
     in the code nested in it too; made once per code object and lines."""
+    return _probe(code, lines, file)[0]
+
+
+def probed_lines(code: types.CodeType, lines: frozenset[int] | None, file: str) -> set[int]:
+    """The lines :func:`probe` puts probes at in *code* (nested code too)."""
+    return _probe(code, lines, file)[1]
+
+
+def _probe(code: types.CodeType, lines: frozenset[int] | None, file: str
+           ) -> tuple[types.CodeType, set[int]]:
+    """:func:`probe`, and :func:`probed_lines`."""
     key = (id(code), lines)
     cached = _probed.get(key)
     if cached is not None:
-        return cached[1]
+        return cached[1], cached[2]
     consts = list(code.co_consts)
+    probed: set[int] = set()
     for n, const in enumerate(consts):
         if isinstance(const, types.CodeType):
-            consts[n] = probe(const, lines, file)
+            consts[n], inner = _probe(const, lines, file)
+            probed |= inner
     assembly = Assembly.of(code)
     instructions = assembly.instructions
     targets = {id(i.target) for i in instructions if i.target is not None}
@@ -233,8 +254,9 @@ def probe(code: types.CodeType, lines: frozenset[int] | None, file: str) -> type
     for index, const in reversed(entries):
         assembly.insert(index, _call(const, instructions[index]))
     new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 2)
-    _probed[key] = (code, new)
-    return new
+    probed |= set(calls)
+    _probed[key] = (code, new, probed)
+    return new, probed
 
 
 def _call(const: int, before: Instruction) -> list[Instruction]:

@@ -23,13 +23,14 @@ import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .lines import Probes, code_lines, place_of, split
-from .reached import Reach
+from .lines import Probes, code_lines, file_of, place_of, split
+from .reached import FileLines, Reach
 from .reproduce import reproduce
+from .run import run_once
 
 if TYPE_CHECKING:  # pragma: no cover
     from .result import Exploration, Setup
-    from .run import Run
+    from .run import Option, Run
 
 def places(reach: object) -> list[str]:
     """The places *reach* names, in order, each once (see the module's docstring)."""
@@ -74,21 +75,27 @@ def _function_place(function: Any, line: int) -> str:
 
 
 class Goal:
-    """The lines one search looks for, with their probes (a context manager:
-    the probes are in the code while it is entered)."""
+    """The lines one search looks for, and with *every* the lines it runs
+    in the files it watches, with their probes (a context manager: the
+    probes are in the code while it is entered)."""
 
-    def __init__(self, setup: Setup, targets: list[str]) -> None:
+    def __init__(self, setup: Setup, targets: list[str], every: bool = False,
+                 timeout: float = 10.0) -> None:
         self.setup = setup
         self.targets = targets
-        lines: dict[str, set[int] | None] = {}
+        self.every = every
+        self.timeout = timeout
+        self.lines: dict[str, set[int]] = {}
         for target in targets:
             file, line = split(target)
-            wanted = lines.setdefault(file, set())
-            assert wanted is not None
-            wanted.add(line)
-        self.probes = Probes(lines)
+            self.lines.setdefault(file, set()).add(line)
+        self.probes = Probes(self.lines)
+        #: Every place run so far.
+        self.ran: set[str] = set()
 
     def __enter__(self) -> Goal:
+        if self.every:
+            self.probes = Probes(self.lines, watched_files(self.setup, self.timeout))
         self.probes.__enter__()
         return self
 
@@ -103,6 +110,7 @@ class Goal:
         """Read what *run* ran (its threads ran free through new steps when
         *grown*); whether every target has been reached."""
         ran = self.probes.take()
+        self.ran |= ran
         if not grown:
             for place in self.targets:
                 if result.reached[place] is None and place in ran:
@@ -110,11 +118,35 @@ class Goal:
                     source = reproduce(self.setup, steps, f"a run of {place}", f"{place} runs",
                                        run, reached=place)
                     result.reached[place] = Reach(place, steps, source)
-        return None not in result.reached.values()
+        return bool(self.targets) and None not in result.reached.values()
+
+    def finish(self, result: Exploration) -> None:
+        """After the last run: the lines of the watched files, run or not."""
+        covered = result.exhausted and result.max_preemptions is None
+        for file in sorted(self.probes.every):
+            ran = frozenset(int(place.rpartition(":")[2]) for place in self.ran
+                            if place.rpartition(":")[0] == file)
+            # The lines not run of the functions that ran: the branches the
+            # threads did not take (not the functions nobody called).
+            missed = frozenset().union(*(lines - ran for lines in self.probes.probed[file]
+                                         if lines & ran))
+            result.lines[file] = FileLines(file, ran, missed, missed if covered else None)
 
 
-def goal(setup: Setup, reach: object) -> Goal | None:
-    """The goal of a search for the lines *reach* names; ``None`` for none."""
+def watched_files(setup: Setup, timeout: float) -> set[str]:
+    """The files of the code an exploration of *setup* watches (the
+    threads' targets, what ``scenario.instrument`` names): one run, cut
+    short before its first step."""
+    def stop(depth: int, options: list[Option], run: Run) -> None:
+        return None
+    run = run_once(setup, "lines", timeout, stop, racy=set())
+    return {file_of(function) for function in run.watch.functions}
+
+
+def goal(setup: Setup, reach: object, lines: bool = False, timeout: float = 10.0
+         ) -> Goal | None:
+    """The goal of a search for the lines *reach* names, and for the lines
+    the watched files run when *lines*; ``None`` for neither."""
     targets = places(reach)
-    return Goal(setup, targets) if targets else None
+    return Goal(setup, targets, lines, timeout) if targets or lines else None
 

@@ -46,3 +46,27 @@ def summary(reached: Mapping[str, Reach | None], exhausted: bool,
         else:
             said.append(f"{place} not reached by the schedules run (not every order)")
     return "".join(f"; {text}" for text in said)
+
+
+@dataclass
+class FileLines:
+    """The lines of one watched file the explored schedules ran
+    (``explore(..., lines=True)``), and the lines of the functions they
+    entered that they did not run (``def`` lines aside)."""
+
+    #: The file, as steps name it (``"pkg/module.py"``).
+    file: str
+    #: The lines some run of the search ran, in any thread.
+    ran: frozenset[int]
+    #: The lines no run of the search ran, in the functions some run entered.
+    missed: frozenset[int]
+    #: The lines no order of the threads runs: :attr:`missed` when the
+    #: search covered every order (an unbounded depth-first search that
+    #: ended, having seen nothing outside its control), else ``None``.
+    never: frozenset[int] | None = None
+
+    def __str__(self) -> str:
+        missed = ", ".join(map(str, sorted(self.missed))) or "none"
+        how = "no order runs" if self.never is not None else \
+            "not run by the schedules run (not every order)"
+        return f"{self.file}: {len(self.ran)} line(s) ran; {how}: {missed}"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .races import Race
-from .reached import Reach, summary
+from .reached import FileLines, Reach, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..scenario import Scenario
@@ -120,6 +120,9 @@ class Exploration:
     #: (``"pkg/module.py:42"``): the schedule that ran it with the test
     #: replaying it, or ``None`` (see :mod:`blanket.exploration.reach`).
     reached: dict[str, Reach | None] = field(default_factory=dict)
+    #: With ``lines=True``, for each watched file (as steps name it), the
+    #: lines the runs ran and those they did not.
+    lines: dict[str, FileLines] = field(default_factory=dict)
 
     @property
     def count(self) -> int:

@@ -49,6 +49,8 @@ from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
 from .dfs import DepthFirst
+from .processes import check as check_processes
+from .processes import search as search_processes
 from .races import Race
 from .races import report as races_report
 from .reach import Goal, goal
@@ -135,7 +137,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
             timeout: float = 10.0, name: str | None = None, races: str = "report",
-            reach: object = None) -> Exploration:
+            reach: object = None, lines: bool = False, processes: int = 1) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -163,7 +165,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     *reach* names lines to run (``"pkg/module.py:42"``, ``(function, 42)``
     or a list of them: see :mod:`blanket.exploration.reach`): the search
     also stops once a run has run each of them, and
-    :attr:`Exploration.reached` gives the schedule and the test.
+    :attr:`Exploration.reached` gives the schedule and the test. With
+    *lines*, :attr:`Exploration.lines` says which lines of the watched
+    files the runs ran, and which no order runs when the search covered
+    every order.
+
+    *processes* > 1 runs the shards of the search in that many local
+    processes and merges them (:mod:`blanket.exploration.processes`): the
+    same schedules; the setup must be importable.
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
@@ -172,7 +181,16 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("split_depth", split_depth, 1)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
-    aim = goal(setup, reach)
+    if check_processes(setup, processes) > 1:
+        if shard is not None:
+            raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
+                             "run the shards themselves")
+        return search_processes(explore, setup, processes, {
+            "strategy": strategy, "max_schedules": max_schedules,
+            "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
+            "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
+            "reach": reach, "lines": lines})
+    aim = goal(setup, reach, lines, timeout)
     # A run's threads go one at a time (see blanket.exploration.affinity);
     # the lines looked for are probed for the whole search.
     with one_cpu(), aim or nullcontext():
@@ -269,5 +287,7 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             f"shard {index}/{count}: data race(s) at {', '.join(dict.fromkeys(late))} met "
             "after the split, in this shard's runs: the other shards do not park there")
     result.exhausted = result.exhausted and not result.unseen
+    if aim is not None:
+        aim.finish(result)
     result.elapsed = time.monotonic() - started
     return result
