@@ -93,6 +93,15 @@ FIGURES = [
            _value("racy_per_second"), "/s", None),
     Figure("  context: schedules per second, 3 racing increments (random)",
            _value("random_per_second"), "/s", None),
+    # Issue 23: reaching a line, and one search over two processes.
+    Figure("explore(reach=...): the retry of an optimistic update, 3 threads",
+           _value("reach_seconds"), "s", 1.0),
+    Figure("explore: 2 threads x 7 locked sections (3432 orders), 1 process",
+           _value("one_process_seconds"), "s", None),
+    Figure("  the same, processes=2",
+           _value("two_processes_seconds"), "s", None),
+    Figure("  processes=2 / 1 process (faster on two free cores)",
+           _ratio("two_processes_seconds", "one_process_seconds"), "x", 0.9),
 ]
 
 

@@ -26,6 +26,7 @@ from .errors import (
                   ThreadOrderingError,
                   WorkerError,
 )
+from .exploration.reached import FileLines, Reach
 from .exploration.result import Exploration, Failure, Step
 from .exploration.search import explore
 from .inject import Injection, ThreadingView
@@ -65,9 +66,10 @@ __version__ = "2.0.0.dev0"
 __all__ = [
     "Abandoned", "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain",
     "Commit", "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "DeadlockError",
-    "Dispatch", "Driver", "EventAPI", "Exiting", "Exploration", "explore", "Failure", "Injection",
+    "Dispatch", "Driver", "EventAPI", "Exiting", "Exploration", "explore", "Failure",
+    "FileLines", "Injection",
     "LockAPI", "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI",
-    "Raised", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
+    "Raised", "Reach", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
     "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",
     "TransactionAPI", "TransactionState", "Use", "Waiting", "WorkerError",

@@ -240,16 +240,20 @@ def _import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
 
 
 def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
-              run: Run) -> str:
-    """The test source replaying *steps* of *run*, which failed with *kind*."""
+              run: Run, reached: str | None = None) -> str:
+    """The test source replaying *steps* of *run*, which failed with *kind*;
+    or, given the place *reached*, asserting that line ran
+    (:meth:`blanket.ScenarioTestCase.assertReached`)."""
     qualname = getattr(setup, "__qualname__", None)
     if not isinstance(qualname, str):
         qualname = None
     function = re.sub(r"\W+", "_", (qualname or "setup").split(".")[-1]).strip("_") or "setup"
     summary = message.strip().splitlines()[-1] if message.strip() else kind
-    lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "",
-             "It fails while the bug is there, and passes once the code is fixed: the",
-             "steps are let go while the calls match them, then the threads finish.",
+    about = ([f"It fails if {reached} no longer runs: the steps are let go while the",
+              "calls match them, then the threads finish."] if reached is not None else
+             ["It fails while the bug is there, and passes once the code is fixed: the",
+              "steps are let go while the calls match them, then the threads finish."])
+    lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "", *about,
              *(["A data race in the run fails it too (races=\"fail\")."]
                if kind == "race" else []),
              '"""', "", "import blanket", *_import_lines(setup, function, qualname), "", "",
@@ -261,7 +265,10 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
         listed += "\n        "
     # A race is the failure: the replay fails while an access races.
     races = ', races="fail"' if kind == "race" else ""
-    lines.append(f"        self.replay({function}, [{listed}]{races})")
+    if reached is not None:
+        lines.append(f"        self.assertReached({function}, [{listed}], {reached!r})")
+    else:
+        lines.append(f"        self.replay({function}, [{listed}]{races})")
     return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .races import Race
+from .reached import FileLines, Reach, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..scenario import Scenario
@@ -122,6 +123,13 @@ class Exploration:
     #: smaller than the budget (then the search stops once the pass ends,
     #: :attr:`exhausted`); included in :attr:`runs`. 0 for ``"dfs"``.
     depth_first_runs: int = 0
+    #: For each line asked about (``reach=``), as steps name places
+    #: (``"pkg/module.py:42"``): the schedule that ran it with the test
+    #: replaying it, or ``None`` (see :mod:`blanket.exploration.reach`).
+    reached: dict[str, Reach | None] = field(default_factory=dict)
+    #: With ``lines=True``, for each watched file (as steps name it), the
+    #: lines the runs ran and those they did not.
+    lines: dict[str, FileLines] = field(default_factory=dict)
 
     @property
     def count(self) -> int:
@@ -149,4 +157,5 @@ class Exploration:
                       f"pass of {self.depth_first_runs} run(s) beside them did not end")
         races = f", {len(self.races)} data race(s)" if self.races else ""
         return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
-                f"{self.elapsed:.2f} s{unseen}; {found}")
+                f"{self.elapsed:.2f} s{unseen}; {found}"
+                f"{summary(self.reached, self.exhausted, self.max_preemptions)}")

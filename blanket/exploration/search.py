@@ -47,14 +47,18 @@ import random
 import time
 import zlib
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 
 from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
 from .dfs import DepthFirst, NotDeterministic
+from .processes import check as check_processes
+from .processes import search as search_processes
 from .processwide import Snapshot
 from .races import Race
 from .races import report as races_report
+from .reach import Goal, goal
 from .reproduce import reproduce
 from .result import Exploration, Failure, Setup
 from .run import Chooser, Run, run_once
@@ -139,7 +143,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
             timeout: float = 10.0, name: str | None = None, races: str = "report",
-            exclude: Iterable[object] = ()) -> Exploration:
+            exclude: Iterable[object] = (), reach: object = None, lines: bool = False,
+            processes: int = 1) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -177,6 +182,18 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     (:mod:`blanket.exploration.adopt`). ``logging``'s loggers and handlers
     are put back after every run as they were before the first
     (:mod:`blanket.exploration.processwide`).
+
+    *reach* names lines to run (``"pkg/module.py:42"``, ``(function, 42)``
+    or a list of them: see :mod:`blanket.exploration.reach`): the search
+    also stops once a run has run each of them, and
+    :attr:`Exploration.reached` gives the schedule and the test. With
+    *lines*, :attr:`Exploration.lines` says which lines of the watched
+    files the runs ran, and which no order runs when the search covered
+    every order.
+
+    *processes* > 1 runs the shards of the search in that many local
+    processes and merges them (:mod:`blanket.exploration.processes`): the
+    same schedules; the setup must be importable.
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
@@ -187,12 +204,24 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     if isinstance(exclude, str):
         exclude = (exclude,)
+    if check_processes(setup, processes) > 1:
+        if shard is not None:
+            raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
+                             "run the shards themselves")
+        return search_processes(explore, setup, processes, {
+            "strategy": strategy, "max_schedules": max_schedules,
+            "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
+            "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
+            "exclude": exclude, "reach": reach, "lines": lines})
     transitive = Transitive(exclude)
-    with one_cpu():  # a run's threads go one at a time: see blanket.exploration.affinity
+    aim = goal(setup, reach, lines, timeout)
+    # A run's threads go one at a time (see blanket.exploration.affinity);
+    # the lines looked for are probed for the whole search.
+    with one_cpu(), aim or nullcontext():
         runners = Runners()
         try:
             return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                           split_depth, timeout, name, races, runners, transitive)
+                           split_depth, timeout, name, races, runners, transitive, aim)
         finally:
             runners.close()  # nothing left running, however the search ended
 
@@ -200,13 +229,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
-            transitive: Transitive) -> Exploration:
+            transitive: Transitive, aim: Goal | None = None) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
-    run on *runners*."""
+    run on *runners*; *transitive* says what is watched, *aim* the lines
+    looked for."""
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
-                           split_depth, transitive)
+                           split_depth, transitive, aim)
     try:
         if strategy == "dfs":
             searching.result.max_preemptions = max_preemptions
@@ -218,10 +248,11 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
         searching.before.restore()  # as before the search, however it ended
 
 
-#: How one run left the search: it ends at the run's failure; it starts
-#: again, the run having met new data races; it goes on; or (a depth-first
-#: search's) it was the last.
-FAILED, GROWN, GOING, ENDED = "failed", "grown", "going", "ended"
+#: How one run left the search: it ends at the run's failure, or once it
+#: ran every line looked for (``reach=``); it starts again, the run having
+#: met new data races; it goes on; or (a depth-first search's) it was the
+#: last.
+FAILED, REACHED, GROWN, GOING, ENDED = "failed", "reached", "grown", "going", "ended"
 
 
 class _Searching:
@@ -229,7 +260,7 @@ class _Searching:
 
     def __init__(self, setup: Setup, strategy: str, title: str, timeout: float, races: str,
                  runners: Runners, index: int, count: int, split_depth: int,
-                 transitive: Transitive) -> None:
+                 transitive: Transitive, aim: Goal | None) -> None:
         self.setup, self.title, self.timeout, self.races = setup, title, timeout, races
         self.runners, self.index, self.count = runners, index, count
         self.split_depth = split_depth
@@ -242,6 +273,10 @@ class _Searching:
         self.transitive = transitive
         if self.racy is not None:
             self.unseen.transitive = transitive
+        #: The lines looked for (``reach=``, ``lines=``), if any.
+        self.aim = aim
+        if aim is not None:
+            aim.start(self.result)
         self.started = time.monotonic()
         self.loose: Run | None = None  # a failure its schedule does not make
         self.late: list[str] = []  # sites of races met after the split, in this shard only
@@ -270,7 +305,7 @@ class _Searching:
              search: DepthFirst | None) -> str:
         """Count *run* (its schedule among *schedules* when it is this shard's,
         *mine*; *search* the depth-first search that made it, if one did):
-        :data:`FAILED`, :data:`GROWN` or :data:`GOING`."""
+        :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`."""
         result = self.result
         result.runs += 1
         if mine and not run.redundant:
@@ -291,6 +326,7 @@ class _Searching:
                 # (In a shard too: the other shards' runs meet it themselves
                 # where they run it.)
                 self.transitive.grown, grown = False, True
+        reached = self.aim is not None and self.aim.note(run, result, grown)
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
                 result.failure = _failure(self.setup, run)
@@ -300,6 +336,8 @@ class _Searching:
             # this failure, so no test could replay it. Search on with them as
             # steps; report it only if that search finds nothing.
             self.loose = self.loose or run
+        if reached:  # every line looked for ran
+            return REACHED
         # New scheduling points: the space searched so far is not the
         # scenario's. Search again; the schedules counted are the new search's.
         return GROWN if grown else GOING
@@ -327,6 +365,8 @@ class _Searching:
                 "shard's runs: the other shards do not park there")
         result.exhausted = result.exhausted and not result.unseen
         result.elapsed = time.monotonic() - self.started
+        if self.aim is not None:
+            self.aim.finish(result)
         return result
 
 
@@ -337,7 +377,7 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
     search = DepthFirst(max_preemptions, searching.split_depth)
     while len(result.schedules) < max_schedules:
         went = searching.depth_first(search, result.schedules)
-        if went == FAILED:
+        if went in (FAILED, REACHED):
             return
         if went == GROWN:
             result.schedules.clear()
@@ -382,7 +422,7 @@ def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
                 result.runs += 1  # torn down half-way, but run
                 searching.doubts.append(f"{error.summary} (the depth-first pass beside "
                                         "the samples stopped there)")
-        if went == FAILED:
+        if went in (FAILED, REACHED):
             return
         if went == GROWN:  # the pass's steps are not the scenario's any more
             result.schedules.clear()
