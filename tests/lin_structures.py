@@ -102,6 +102,41 @@ class LockedCache:
 CACHE_OPERATIONS = [blanket.Operation("get", "a"), blanket.Operation("get", "b")]
 
 
+class Connection:
+    """What a pool hands out: an object compared by identity."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+
+
+class CheckThenActPool:
+    """One connection per host, made on first use: two threads can both
+    make one, and hold two connections to one host."""
+
+    def __init__(self) -> None:
+        self.connections: dict[str, Connection] = {}
+
+    def connect(self, host: str) -> Connection:
+        if host not in self.connections:
+            self.connections[host] = Connection(host)
+        return self.connections[host]
+
+
+class LockedPool(CheckThenActPool):
+    """The pool with the look-up and the store under one lock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+
+    def connect(self, host: str) -> Connection:
+        with self.lock:
+            return super().connect(host)
+
+
+POOL_OPERATIONS = [blanket.Operation("connect", "db"), blanket.Operation("connect", "web")]
+
+
 class LockedLRUCache:
     """A least-recently-used cache of two entries, under a lock."""
 
@@ -324,6 +359,56 @@ class LoadedSettings(DoubleCheckedSettings):
 
 SETTINGS_OPERATIONS = [blanket.Operation("port")]
 
+
+# -- a blocking queue ------------------------------------------------------------------
+
+class BlockingQueue:
+    """``get`` waits for an item: a condition, waited for in a loop."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Condition()
+        self.items: collections.deque[int] = collections.deque()
+
+    def put(self, item: int) -> None:
+        with self.ready:
+            self.items.append(item)
+            self.ready.notify()
+
+    def get(self) -> int:
+        with self.ready:
+            while not self.items:
+                self.ready.wait()
+            return self.items.popleft()
+
+
+class LostWakeupQueue(BlockingQueue):
+    """``put`` notifies only when a getter waits, and ``get`` looks for an
+    item and waits under two holds of the lock: a put in between is missed,
+    and the getter waits for ever."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = 0
+
+    def put(self, item: int) -> None:
+        with self.ready:
+            self.items.append(item)
+            if self.waiting:
+                self.ready.notify()
+
+    def get(self) -> int:
+        while True:
+            with self.ready:
+                if self.items:
+                    return self.items.popleft()
+            with self.ready:  # no look again: an item put since is not seen
+                self.waiting += 1
+                self.ready.wait()
+                self.waiting -= 1
+
+
+QUEUE_WAIT_OPERATIONS = [blanket.Operation("put", 1), blanket.Operation("get")]
+
 #: Each buggy structure, its fix and its operations.
 BUGGY = {
     "unlocked counter": (UnlockedCounter, LockedCounter, COUNTER_OPERATIONS),
@@ -332,6 +417,8 @@ BUGGY = {
     "bank": (Bank, LockedBank, BANK_OPERATIONS),
     "racy compare-and-set stack": (RacyCasStack, LockedCasStack, CAS_STACK_OPERATIONS),
     "double-checked singleton": (DoubleCheckedSettings, LoadedSettings, SETTINGS_OPERATIONS),
+    "lost wake-up queue": (LostWakeupQueue, BlockingQueue, QUEUE_WAIT_OPERATIONS),
+    "check-then-act pool of objects": (CheckThenActPool, LockedPool, POOL_OPERATIONS),
 }
 
 #: Each correct structure and its operations.
@@ -340,6 +427,7 @@ CORRECT = {
     "collections.deque": (collections.deque, DEQUE_OPERATIONS),
     "locked counter": (LockedCounter, COUNTER_OPERATIONS),
     "locked LRU cache": (LockedLRUCache, LRU_OPERATIONS),
+    "blocking queue": (BlockingQueue, QUEUE_WAIT_OPERATIONS),
 }
 
 

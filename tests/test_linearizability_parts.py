@@ -12,12 +12,19 @@ from unittest import mock
 import blanket
 from blanket.exploration.reproduce import Replay
 from blanket.linearizability import check, history
-from blanket.linearizability.history import History, Outcome, Specification, Verdict, explain
+from blanket.linearizability.history import (
+    History,
+    Model,
+    Outcome,
+    Specification,
+    Verdict,
+    explain,
+)
 from blanket.linearizability.operations import describe
 from blanket.linearizability.scenarios import Workload
 
 from . import lin_structures
-from .support import unchecked
+from .support import quiet_thread_errors, unchecked
 
 
 class Incomparable:
@@ -66,12 +73,15 @@ class Histories(unittest.TestCase):
         self.assertFalse(Outcome(False, Incomparable()).matches(Outcome(False, 1)))
         self.assertEqual(str(Outcome(True, KeyError("a"))), "raised KeyError('a')")
 
-    def test_a_pending_call_may_have_taken_effect(self) -> None:
+    def test_a_call_left_blocked_that_the_specification_answers_is_lost(self) -> None:
         specification, record = self.counter()
-        record.begin(0)  # increment never returns
+        record.begin(0)  # increment never returns, though a fresh counter's would
         record.begin(1)
-        record.end(1, Outcome(False, 1))  # get saw it
-        self.assertTrue(specification.check(record).ok)
+        record.end(1, Outcome(False, 0))
+        verdict = specification.check(record)
+        self.assertFalse(verdict.ok)
+        self.assertIn("A1 was blocked when the run ended",
+                      explain(verdict, ["A1 increment()", "B1 get()"], record))
 
     def test_a_pending_call_that_blocks_in_the_specification_takes_no_effect(self) -> None:
         gate = threading.Event()
@@ -104,6 +114,41 @@ class Histories(unittest.TestCase):
             record.begin(call)
             record.end(call, Outcome(False, value))
         self.assertTrue(specification.check(record).ok)
+
+
+class Identities(unittest.TestCase):
+    """Values that keep object's equality match by which one they are."""
+
+    def history(self, *values: object) -> History:
+        record = History(len(values))
+        for call, value in enumerate(values):
+            record.begin(call)
+            record.end(call, Outcome(False, value))
+        return record
+
+    def test_the_same_object_twice_matches_the_same_object_twice(self) -> None:
+        ops = [blanket.Operation("connect", "db")] * 2
+        specification = Specification(lin_structures.CheckThenActPool, ops)
+        one = lin_structures.Connection("db")
+        self.assertTrue(specification.check(self.history(one, one)).ok)
+
+    def test_two_objects_for_one_key_are_named_by_the_call_that_returned_each(self) -> None:
+        ops = [blanket.Operation("connect", "db")] * 2
+        specification = Specification(lin_structures.CheckThenActPool, ops)
+        record = self.history(lin_structures.Connection("db"), lin_structures.Connection("db"))
+        verdict = specification.check(record)
+        self.assertFalse(verdict.ok)
+        text = explain(verdict, ["A1 connect('db')", "B1 connect('db')"], record)
+        self.assertIn("the specification returns what A1 returned, B1 returned a new "
+                      "Connection", text)
+        first = Verdict(None, [((), 0, Outcome(False, object(), token=1))], 1)
+        self.assertIn("A1 connect('db'): the specification returns a new object, "
+                      "A1 returned a new Connection", explain(first, ["A1 connect('db')"], record))
+
+    def test_an_object_where_a_value_is_expected_differs(self) -> None:
+        ops = [blanket.Operation("get")]
+        specification = Specification(lin_structures.LockedCounter, ops)
+        self.assertFalse(specification.check(self.history(lin_structures.Connection("db"))).ok)
 
 
 class Workloads(unittest.TestCase):
@@ -142,6 +187,18 @@ class Arguments(unittest.TestCase):
                 blanket.check_linearizable(*args, **kwargs)
 
 
+class MadeOnce(lin_structures.LockedCounter):
+    """A counter that can be made once only: in the run, making it raises."""
+
+    made = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        MadeOnce.made += 1
+        if MadeOnce.made > 1:
+            raise RuntimeError("made twice")
+
+
 class AbbaCounter:
     """Two operations taking two locks in opposite orders."""
 
@@ -158,14 +215,28 @@ class AbbaCounter:
 
 
 class Verdicts(unittest.TestCase):
-    def test_a_deadlock_is_a_failure_its_results_checked_with_calls_pending(self) -> None:
+    def test_a_call_that_blocks_in_the_specification_too_is_no_failure(self) -> None:
+        make, operations = lin_structures.CORRECT["blocking queue"]
+        result = blanket.check_linearizable(make, operations, scenarios=6)
+        self.assertTrue(result.ok, str(result))
+        self.assertEqual(result.exhausted, [True] * 6)
+
+    def test_a_wake_up_lost_is_a_deadlock_failure(self) -> None:
+        _, fixed, operations = lin_structures.BUGGY["lost wake-up queue"]
+        result = blanket.check_linearizable(lin_structures.LostWakeupQueue, operations)
+        failure = result.failure
+        assert failure is not None
+        self.assertEqual(failure.kind, "deadlock")
+        self.assertIn("get() pending", failure.source)
+
+    def test_a_deadlock_is_a_failure_when_the_specification_answers_a_blocked_call(self) -> None:
         ops = [blanket.Operation("forwards"), blanket.Operation("backwards")]
         result = blanket.check_linearizable(AbbaCounter, ops)
         failure = result.failure
         assert failure is not None
         self.assertEqual(failure.kind, "deadlock")
-        self.assertIn("the results before it are linearizable, the blocked calls pending",
-                      failure.explanation)
+        self.assertIn("holds Lock", failure.explanation)
+        self.assertIn("was blocked when the run ended", failure.explanation)
         self.assertIn("pending", failure.table)
 
     def test_another_strategy_one_pass(self) -> None:
@@ -174,6 +245,27 @@ class Verdicts(unittest.TestCase):
                                             strategy="random", max_schedules=50)
         self.assertFalse(result.ok)
         self.assertIn("0 of them exhausted", str(result))
+
+    def test_a_bounded_check_minimizes_within_its_bound(self) -> None:
+        result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                            lin_structures.COUNTER_OPERATIONS,
+                                            max_preemptions=1)
+        assert result.failure is not None
+        self.assertEqual([len(ops) for ops in result.failure.workload.threads], [1, 1])
+
+    def test_a_factory_that_raises_in_the_run_is_an_exception_failure(self) -> None:
+        with quiet_thread_errors():
+            result = blanket.check_linearizable(MadeOnce, lin_structures.COUNTER_OPERATIONS)
+        assert result.failure is not None
+        self.assertEqual(result.failure.kind, "exception")
+        self.assertIn("made twice", result.failure.explanation)
+
+    def test_a_model_closed_twice_has_no_thread_to_end(self) -> None:
+        model = Model(lin_structures.LockedCounter)
+        self.assertEqual(model.outcome([blanket.Operation("get")]).value, 0)
+        model.close()
+        model.close()
+        self.assertIsNone(model._runner)
 
     def test_a_bounded_check_says_so(self) -> None:
         result = blanket.check_linearizable(lin_structures.LockedCounter,

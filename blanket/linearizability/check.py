@@ -26,8 +26,9 @@ from ..exploration.races import Race
 from ..exploration.reproduce import replay
 from ..exploration.result import Exploration
 from ..exploration.search import STRATEGIES, explore
+from .history import Model
 from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
-from .scenarios import Op, Workload, WorkloadSetup, draw
+from .scenarios import Op, Workload, WorkloadSetup, draw, watched
 
 #: The bound on preemptions of the first pass over the scenarios (with
 #: strategy "dfs" and no bound given): most bugs need no more.
@@ -95,9 +96,17 @@ class _Options:
     max_preemptions: int | None
     seed: int
     timeout: float
+    #: The specification's answers, shared by every scenario of the check.
+    answers: Model
+    #: What every run watches (:func:`~blanket.linearizability.scenarios.watched`).
+    targets: list[object]
+
+    def setup(self, workload: Workload) -> WorkloadSetup:
+        return workload.setup(self.make, self.answers, partition=self.partition,
+                              targets=self.targets)
 
     def explore(self, workload: Workload, **bounds: Any) -> tuple[Exploration, WorkloadSetup]:
-        setup = workload.setup(self.make, self.model, partition=self.partition)
+        setup = self.setup(workload)
         options: dict[str, Any] = {
             "strategy": self.strategy, "max_schedules": self.max_schedules,
             "max_preemptions": self.max_preemptions, "seed": self.seed,
@@ -158,11 +167,21 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
     options = _Options(make, model, partition, strategy, max_schedules, max_preemptions,
-                       seed, timeout)
+                       seed, timeout, Model(model or make), watched(make, operations))
+    try:
+        return _checked(options, operations, threads, operations_per_thread, scenarios,
+                        prefix, suffix)
+    finally:
+        options.answers.close()
+
+
+def _checked(options: _Options, operations: Sequence[Op], threads: int, per_thread: int,
+             scenarios: int, prefix: int, suffix: int) -> Linearizability:
+    """:func:`check_linearizable`, its arguments checked."""
+    strategy, max_preemptions, seed = options.strategy, options.max_preemptions, options.seed
     result = Linearizability(strategy, max_preemptions=max_preemptions)
     started = time.monotonic()
-    workloads = list(draw(operations, threads, operations_per_thread, scenarios, seed,
-                          prefix, suffix))
+    workloads = list(draw(operations, threads, per_thread, scenarios, seed, prefix, suffix))
     # Most bugs need few preemptions: a first pass bounded so finds them soon,
     # before the whole space of every scenario is run.
     passes = [FIRST_PASS, None] if strategy == "dfs" and max_preemptions is None \
@@ -212,10 +231,20 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
     assert found.failure is not None
     kind = found.failure.kind
     smaller = True
+    tried = {workload.key(operations)}
     while smaller:
         smaller = False
         for candidate in workload.smaller():
-            exploration, setup = options.explore(candidate)
+            if candidate.key(operations) in tried:  # another way to the same one
+                continue
+            tried.add(candidate.key(operations))
+            # A depth-first search of a smaller scenario needs no more
+            # preemptions than the failure found: it stops there.
+            most = _preemptions(found)
+            if options.max_preemptions is not None:
+                most = min(most, options.max_preemptions)
+            limits = {"max_preemptions": most} if options.strategy == "dfs" else {}
+            exploration, setup = options.explore(candidate, **limits)
             result.checks += setup.specification.checks
             if exploration.failure is not None and exploration.failure.kind == kind:
                 workload, found, smaller = candidate, exploration, True
@@ -229,14 +258,10 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
     failure = found.failure
     assert failure is not None
     # The history to show: the schedule replayed, as the generated test does.
-    setup = workload.setup(options.make, options.model, partition=options.partition)
+    setup = options.setup(workload)
     again = replay(setup, failure.schedule, timeout=options.timeout, name=setup.__qualname__)
     history = setup.history
     explanation = explained(failure)
-    if kind == "deadlock":
-        verdict = setup.specification.check(history)
-        explanation += ("\nthe results before it are linearizable, the blocked calls pending"
-                        if verdict.ok else "\nand the results before it are not linearizable")
     if again.failure is None:
         explanation += f"\n(the replay of this schedule did not fail: {again.diverged})"
     shown = NOT_LINEARIZABLE if kind == "invariant" else kind

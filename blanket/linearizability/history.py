@@ -6,29 +6,34 @@ call returned.
 The threads record each call's begin and end in one list (:class:`History`):
 a call precedes another when it ended before the other began, by their
 places in that list, which blanket knows exactly (no clock). A call still
-blocked when the run ended is *pending*: it may or may not have taken
-effect, so an order may leave it out, or take it with any result.
+blocked when the run ended (the run's threads could go no further) is
+*pending*: it did not return, so the specification must block on it too,
+after the calls that did (a ``get`` of an empty queue); one that the
+specification answers was lost (a missed wake-up, a deadlock).
 
 The check (:meth:`Specification.check`) is Wing and Gong's search over the
 orders the real-time order allows, made just in time as Lowe's: a call is
 tried next only while no call that is left ended before it began. What the
-specification returns is memoized by the sequence of calls it was given
-(:class:`Specification`, one per scenario), so a history met again by
-another schedule costs dictionary look-ups only, and the specification runs
-each sequence once, going on from the object of the sequence before while
-the search goes deeper. With a *partition* (P-compositionality: calls on
-independent keys commute), each part is checked alone.
+specification returns is memoized by the sequence of operations it was
+given (:class:`Model`, one per check, shared by its scenarios), so a
+history met again by another schedule or scenario costs dictionary
+look-ups only, and the specification runs each sequence once, going on from
+the object of the sequence before while the search goes deeper. With a
+*partition* (P-compositionality: calls on independent keys commute), each
+part is checked alone.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-#: How long the specification may take over a pending call before that
-#: call is taken to block there (it cannot take effect at that point).
-PENDING_BOUND = 1.0
+#: How long the specification may take over one call before the call is
+#: taken to block there (a sequential call that does not return in this
+#: long waits for another thread, which a sequential run has none of).
+PENDING_BOUND = 0.5
 #: The divergences a verdict keeps to explain itself.
 MAX_DIVERGENCES = 64
 
@@ -36,13 +41,17 @@ MAX_DIVERGENCES = 64
 class Outcome:
     """What a call returned, or raised."""
 
-    __slots__ = ("raised", "value")
+    __slots__ = ("raised", "value", "token")
 
-    def __init__(self, raised: bool, value: Any) -> None:
+    def __init__(self, raised: bool, value: Any, token: int | None = None) -> None:
         #: Whether :attr:`value` is an exception the call raised.
         self.raised = raised
         #: The return value or the exception.
         self.value = value
+        #: For a value compared by identity (:func:`by_identity`), which one
+        #: it is among those the sequence of calls returned: 1 for the first
+        #: returned, and so on (the specification's answers only).
+        self.token = token
 
     def matches(self, other: Outcome) -> bool:
         """Whether *other* is the same result: an equal value, or an
@@ -62,6 +71,38 @@ class Outcome:
 
 #: The specification's outcome of a call that did not finish in time there.
 BLOCKED = Outcome(False, "<blocked>")
+
+
+def by_identity(outcome: Outcome) -> bool:
+    """Whether *outcome*'s value is compared by which object it is: an
+    instance of a class that keeps ``object``'s equality. The
+    specification's object is never the run's, so such values match when
+    they are the same one of those the calls before returned, or both new
+    (a cache that hands two callers two objects for one key is caught)."""
+    value = outcome.value
+    return (not outcome.raised and value is not None
+            and type(value).__eq__ is object.__eq__)  # type: ignore[comparison-overlap]
+
+
+class _Live:
+    """The model's object after a sequence of calls, and the objects
+    compared by identity those calls returned, numbered from 1."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        self.numbers: dict[int, int] = {}
+        self.kept: list[Any] = []  # the numbered objects, alive so their ids stay theirs
+
+    def call(self, operation: Callable[[Any], Any]) -> Outcome:
+        """``operation(obj)``'s outcome, its value numbered if compared by identity."""
+        outcome = _call(operation, self.obj)
+        if by_identity(outcome):
+            value = outcome.value
+            if id(value) not in self.numbers:
+                self.numbers[id(value)] = len(self.numbers) + 1
+                self.kept.append(value)
+            outcome.token = self.numbers[id(value)]
+        return outcome
 
 
 class History:
@@ -121,20 +162,105 @@ class Verdict:
         return self.order is not None
 
 
-class Specification:
-    """The sequential specification of one scenario's calls: what *model*
-    (a fresh object per sequence) returns for each sequence of them,
-    memoized by the sequence."""
+class Model:
+    """The sequential specification's answers: what *factory* (a fresh
+    object per sequence) returns for each sequence of operations, memoized
+    by the sequence; one per check, shared by its scenarios.
 
-    def __init__(self, model: Callable[[], Any], operations: Sequence[Callable[[Any], Any]],
-                 partition: Callable[[Callable[[Any], Any]], Hashable] | None = None) -> None:
-        self.model = model
-        #: The operation of each call, by the call's number.
-        self.operations = list(operations)
+    Each call is made on a thread of the model's own, waited for at most
+    :data:`PENDING_BOUND` seconds: a call that takes longer blocks there
+    (:data:`BLOCKED`), the thread is given up on, and the next call starts
+    another. The model goes on from the object of the sequence before while
+    a search goes deeper, and builds a fresh one for another branch."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self.factory = factory
+        #: What each sequence's last call gave, by the ids of its operations.
         self.cache: dict[tuple[int, ...], Outcome] = {}
         #: The object of the last sequence run, and that sequence.
-        self._live: Any = None
+        self._live: _Live | None = None
         self._at: tuple[int, ...] | None = None
+        self._runner: _Runner | None = None
+
+    def outcome(self, operations: Sequence[Callable[[Any], Any]]) -> Outcome:
+        """What the specification returns for the last of *operations* after
+        the others (:data:`BLOCKED` if it does not return)."""
+        key = tuple(map(id, operations))
+        known = self.cache.get(key)
+        if known is not None:
+            return known
+        fresh = self._at != key[:-1]
+        live = self._live
+        last = operations[-1]
+
+        def call() -> tuple[_Live, Outcome]:
+            state = live
+            if fresh or state is None:
+                # Another branch of the search: a fresh object, given the calls
+                # before (the specification is deterministic: they return as before).
+                state = _Live(self.factory())
+                for earlier in operations[:-1]:
+                    state.call(earlier)
+            return state, state.call(last)
+
+        if self._runner is None:
+            self._runner = _Runner()
+        made = self._runner.run(call)
+        if made is None:  # it blocks: the runner is left to it
+            self._runner, outcome = None, BLOCKED
+            self._live, self._at = None, None
+        else:
+            (self._live, outcome), self._at = made, key
+        self.cache[key] = outcome
+        return outcome
+
+    def close(self) -> None:
+        """End the model's thread (another call starts a new one)."""
+        if self._runner is not None:
+            self._runner.stop()
+            self._runner = None
+
+
+def _stop() -> None:
+    """The task that ends a runner."""
+
+
+class _Runner:
+    """A daemon thread that makes the model's calls, one at a time."""
+
+    def __init__(self) -> None:
+        self.tasks: queue.SimpleQueue[Callable[[], Any]] = queue.SimpleQueue()
+        self.results: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, daemon=True, name="blanket-model").start()
+
+    def _serve(self) -> None:
+        while (task := self.tasks.get()) is not _stop:
+            self.results.put(task())
+
+    def stop(self) -> None:
+        """End the thread once it is done with its task."""
+        self.tasks.put(_stop)
+
+    def run(self, task: Callable[[], Any]) -> Any:
+        """What *task* returns, or ``None`` if it has not returned after
+        :data:`PENDING_BOUND` seconds."""
+        self.tasks.put(task)
+        try:
+            return self.results.get(timeout=PENDING_BOUND)
+        except queue.Empty:
+            return None
+
+
+class Specification:
+    """The sequential specification of one scenario's calls, answered by a
+    :class:`Model` (shared by the scenarios of a check)."""
+
+    def __init__(self, model: Callable[[], Any] | Model,
+                 operations: Sequence[Callable[[Any], Any]],
+                 partition: Callable[[Callable[[Any], Any]], Hashable] | None = None) -> None:
+        self.model = model if isinstance(model, Model) else Model(model)
+        #: The operation of each call, by the call's number.
+        self.operations = list(operations)
         #: The parts checked alone, by key, each a list of call numbers.
         self.parts: list[list[int]] = [list(range(len(self.operations)))]
         if partition is not None:
@@ -145,31 +271,16 @@ class Specification:
         #: How many histories were checked.
         self.checks = 0
 
-    def outcome(self, sequence: tuple[int, ...], pending: bool) -> Outcome:
+    def outcome(self, sequence: tuple[int, ...]) -> Outcome:
         """What the specification returns for the last call of *sequence*
-        after the others; a *pending* call is given :data:`PENDING_BOUND`
-        seconds (it may block there: :data:`BLOCKED`)."""
-        known = self.cache.get(sequence)
-        if known is not None:
-            return known
-        if self._at != sequence[:-1]:
-            # Another branch of the search: a fresh object, given the calls
-            # before (the specification is deterministic: they return as before).
-            self._live = self.model()
-            for earlier in sequence[:-1]:
-                _call(self.operations[earlier], self._live)
-        call = sequence[-1]
-        operation, live = self.operations[call], self._live
-        if pending:
-            outcome = _bounded(lambda: _call(operation, live))
-        else:
-            outcome = _call(operation, live)
-        self.cache[sequence] = outcome
-        self._at = None if outcome is BLOCKED else sequence
-        return outcome
+        after the others (:data:`BLOCKED` if it does not return)."""
+        return self.model.outcome([self.operations[call] for call in sequence])
 
     def check(self, history: History) -> Verdict:
-        """Whether *history* (of this scenario's calls) is linearizable."""
+        """Whether *history* (of this scenario's calls) is linearizable: an
+        order of the calls that ended, keeping the real-time order, in which
+        the specification gives each call's result, and after which each
+        call still pending (blocked when the run ended) blocks."""
         self.checks += 1
         begins, ends = history.spans()
         order: list[int] = []
@@ -189,19 +300,34 @@ class _Search:
     def __init__(self, specification: Specification, calls: list[int], begins: list[float],
                  ends: list[float], observed: list[Outcome | None]) -> None:
         self.specification = specification
-        self.calls = calls
         self.begins = begins
         self.ends = ends
         self.observed = observed
-        #: The calls every order must take: those that ended.
-        self.required = sum(1 << call for call in calls if observed[call] is not None)
+        #: The calls that ended: every order takes them all.
+        self.calls = [call for call in calls if observed[call] is not None]
+        #: The calls still blocked when the run ended: each must block after the order.
+        self.pending = [call for call in calls if observed[call] is None]
+        self.required = sum(1 << call for call in self.calls)
         self.divergences: list[tuple[tuple[int, ...], int, Outcome]] = []
         self.tried = 0
 
-    def visit(self, sequence: tuple[int, ...], done: int) -> tuple[int, ...] | None:
+    def diverged(self, sequence: tuple[int, ...], call: int, outcome: Outcome) -> None:
+        self.tried += 1
+        if len(self.divergences) < MAX_DIVERGENCES:
+            self.divergences.append((sequence, call, outcome))
+
+    def visit(self, sequence: tuple[int, ...], done: int,
+              numbers: dict[int, int] | None = None) -> tuple[int, ...] | None:
         """An order that explains every call, taking *sequence* (the calls
-        in *done*) first; ``None`` when there is none."""
-        if done & self.required == self.required:
+        in *done*) first, whose values compared by identity are *numbers*
+        (by id, as :class:`Outcome`'s token); ``None`` when there is none."""
+        numbers = numbers or {}
+        if done == self.required:
+            for call in self.pending:
+                outcome = self.specification.outcome((*sequence, call))
+                if outcome is not BLOCKED:
+                    self.diverged(sequence, call, outcome)
+                    return None
             return sequence
         left = [call for call in self.calls if not done >> call & 1]
         horizon = min(self.ends[call] for call in left)
@@ -210,14 +336,19 @@ class _Search:
                 continue
             taken = (*sequence, call)
             seen = self.observed[call]
-            outcome = self.specification.outcome(taken, seen is None)
-            if outcome is BLOCKED or (seen is not None and not outcome.matches(seen)):
-                if seen is not None:
-                    self.tried += 1
-                    if len(self.divergences) < MAX_DIVERGENCES:
-                        self.divergences.append((sequence, call, outcome))
+            assert seen is not None
+            outcome = self.specification.outcome(taken)
+            after = numbers
+            if outcome is BLOCKED or not by_identity(seen) and not outcome.matches(seen):
+                self.diverged(sequence, call, outcome)
                 continue
-            found = self.visit(taken, done | 1 << call)
+            if by_identity(seen):
+                number = numbers.get(id(seen.value), len(numbers) + 1)
+                if outcome.token != number:
+                    self.diverged(sequence, call, outcome)
+                    continue
+                after = {**numbers, id(seen.value): number}
+            found = self.visit(taken, done | 1 << call, after)
             if found is not None:
                 return found
         return None
@@ -229,17 +360,6 @@ def _call(operation: Callable[[Any], Any], obj: Any) -> Outcome:
         return Outcome(False, operation(obj))
     except Exception as error:  # noqa: BLE001 - an exception is a result
         return Outcome(True, error)
-
-
-def _bounded(call: Callable[[], Outcome]) -> Outcome:
-    """*call*'s outcome, or :data:`BLOCKED` if it takes longer than
-    :data:`PENDING_BOUND` (it is left to finish on a daemon thread)."""
-    kept: list[Outcome] = []
-    helper = threading.Thread(target=lambda: kept.append(call()), daemon=True,
-                              name="blanket-pending-call")
-    helper.start()
-    helper.join(PENDING_BOUND)
-    return kept[0] if kept else BLOCKED
 
 
 #: The orders an explanation lists, at most.
@@ -256,15 +376,39 @@ def explain(verdict: Verdict, names: Sequence[str], history: History) -> str:
     for sequence, call, outcome in verdict.divergences[:MAX_LISTED]:
         taken = [f"{names[c]} {observed[c] or 'pending'}" for c in sequence]
         seen = observed[call]
+        # Objects compared by identity are named by the call that returned them first.
+        firsts: dict[int, str] = {}
+        for earlier in sequence:
+            was = observed[earlier]
+            if was is not None and by_identity(was):
+                firsts.setdefault(id(was.value), names[earlier].split(" ", 1)[0])
         got = "blocks" if outcome is BLOCKED else (
-            f"raises {outcome.value!r}" if outcome.raised else f"returns {outcome.value!r}")
+            f"raises {outcome.value!r}" if outcome.raised else
+            f"returns {_which(outcome, list(firsts.values()))}")
         lines.append(f"  {', '.join([*taken, names[call]])}: the specification {got}, "
-                     f"{names[call].split(' ', 1)[0]} {_saw(seen)}")
+                     f"{names[call].split(' ', 1)[0]} {_saw(seen, firsts)}")
     if verdict.tried > MAX_LISTED:
         lines.append(f"  ... and {verdict.tried - MAX_LISTED} more")
     return "\n".join(lines)
 
 
-def _saw(outcome: Outcome | None) -> str:
-    assert outcome is not None  # a pending call never diverges
-    return f"raised {outcome.value!r}" if outcome.raised else f"returned {outcome.value!r}"
+def _which(outcome: Outcome, firsts: list[str]) -> str:
+    """The specification's value, an object compared by identity named by
+    the call (of *firsts*, in order) that returned it first."""
+    token = outcome.token
+    if token is None:
+        return repr(outcome.value)
+    return (f"what {firsts[token - 1]} returned" if token <= len(firsts) else
+            f"a new {type(outcome.value).__name__}")
+
+
+def _saw(outcome: Outcome | None, firsts: dict[int, str]) -> str:
+    if outcome is None:
+        return "was blocked when the run ended"
+    if outcome.raised:
+        return f"raised {outcome.value!r}"
+    if by_identity(outcome):
+        first = firsts.get(id(outcome.value))
+        return (f"returned what {first} returned" if first is not None else
+                f"returned a new {type(outcome.value).__name__}")
+    return f"returned {outcome.value!r}"

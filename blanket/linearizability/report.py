@@ -90,8 +90,12 @@ def table(workload: Workload, history: History) -> str:
 def explained(failure: Failure) -> str:
     """What an exploration's failure says, its kind's name at the front once."""
     message = failure.message
-    if failure.kind == "invariant":  # the check's AssertionError: its message only
-        return message.rsplit("AssertionError: ", 1)[-1]
+    if failure.kind in ("invariant", "deadlock") and "AssertionError: " in message:
+        # The check's AssertionError: its message only (after the threads
+        # left blocked, for a deadlock).
+        stuck = message.split("\nthe invariant failed:", 1)[0]
+        verdict = message.rsplit("AssertionError: ", 1)[-1]
+        return verdict if failure.kind == "invariant" else f"{stuck}\n{verdict}"
     return message
 
 

@@ -28,7 +28,8 @@ import types
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .history import History, Outcome, Specification, explain
+from ..errors import Abandoned
+from .history import History, Model, Outcome, Specification, explain
 from .operations import describe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,13 +97,19 @@ class Workload:
         """How many calls it makes."""
         return len(self.calls)
 
-    def setup(self, make: Callable[[], Any], model: Callable[[], Any] | None = None, *,
-              partition: Callable[[Op], Hashable] | None = None) -> WorkloadSetup:
+    def setup(self, make: Callable[[], Any], model: Callable[[], Any] | Model | None = None,
+              *, partition: Callable[[Op], Hashable] | None = None,
+              targets: list[object] | None = None) -> WorkloadSetup:
         """The setup that runs this workload on objects *make* builds, and
         checks each history against *model* (by default *make*, one
-        operation at a time); *partition*, when given, names the part each
-        operation belongs to, parts checked alone (P-compositionality)."""
-        return WorkloadSetup(self, make, model or make, partition)
+        operation at a time; a :class:`~blanket.linearizability.history.Model`
+        to share its answers with other workloads); *partition*, when given,
+        names the part each operation belongs to, parts checked alone
+        (P-compositionality). *targets* is what the runs watch, by default
+        what :func:`watched` finds (it makes an object to learn its class)."""
+        if targets is None:
+            targets = watched(make, [op for _, _, op in self.calls])
+        return WorkloadSetup(self, make, model or make, partition, targets)
 
     def __repr__(self) -> str:
         threads = "; ".join(f"{name}: {', '.join(map(describe, ops))}"
@@ -125,15 +132,16 @@ class WorkloadSetup:
     :func:`blanket.explore`: its invariant fails when the history of the
     run is not linearizable."""
 
-    def __init__(self, workload: Workload, make: Callable[[], Any], model: Callable[[], Any],
-                 partition: Callable[[Op], Hashable] | None) -> None:
+    def __init__(self, workload: Workload, make: Callable[[], Any],
+                 model: Callable[[], Any] | Model,
+                 partition: Callable[[Op], Hashable] | None, targets: list[object]) -> None:
         self.workload = workload
         self.make = make
         #: The specification, memoized across the runs of this workload.
         self.specification = Specification(model, [op for _, _, op in workload.calls],
                                            partition)
         #: The code watched in each run: see :func:`watched`.
-        self.targets = watched(make, [op for _, _, op in workload.calls])
+        self.targets = targets
         #: The history of the last run.
         self.history = History(workload.size)
         self.__qualname__ = f"linearizability of {describe(make)}"
@@ -166,11 +174,28 @@ class WorkloadSetup:
             scenario.thread(follower, number)
 
         def linearizable() -> None:
-            _run(built[0], history, workload, starts[-1] + counts[-1], workload.size)
+            if None not in history.outcomes[:starts[-1] + counts[-1]]:
+                # The suffix, unless a call was left blocked: it would not run then.
+                _run(built[0], history, workload, starts[-1] + counts[-1], workload.size)
             verdict = self.specification.check(history)
             if not verdict.ok:
                 raise AssertionError(explain(verdict, workload.names, history))
-        return linearizable
+        return _Invariant(linearizable)
+
+
+class _Invariant:
+    """A run's check that judges a deadlock too: calls left blocked when
+    the run ends are pending, which the specification must explain."""
+
+    #: Read by the run (:mod:`blanket.exploration.run`): a run whose threads
+    #: are left blocked is not a failure by itself; this check says.
+    judges_deadlocks = True
+
+    def __init__(self, check: Callable[[], None]) -> None:
+        self.check = check
+
+    def __call__(self) -> None:
+        self.check()
 
 
 def _run(obj: Any, history: History, workload: Workload, start: int, stop: int) -> None:
@@ -183,8 +208,21 @@ def _run(obj: Any, history: History, workload: Workload, start: int, stop: int) 
         try:
             outcome = Outcome(False, operation(obj))
         except Exception as error:  # noqa: BLE001 - an exception is a result
+            if _abandoned(error):
+                raise  # the call's own clean-up failed as the thread unwound
             outcome = Outcome(True, error)
         history.end(number, outcome)
+
+
+def _abandoned(error: BaseException | None) -> bool:
+    """Whether *error* was raised while :class:`~blanket.errors.Abandoned`
+    unwound the thread (a ``with lock:`` releasing a lock its abandoned wait
+    did not take back)."""
+    while error is not None:
+        if isinstance(error, Abandoned):
+            return True
+        error = error.__context__
+    return False
 
 
 def watched(make: Callable[[], Any], operations: Sequence[Op]) -> list[object]:
