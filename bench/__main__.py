@@ -98,8 +98,12 @@ FIGURES = [
            _value("lin_scenarios_per_second"), "/s", None),
     Figure("history checks per second, 2 x 3 operations (memoized specification)",
            _value("lin_checks_per_second"), "/s", None),
+    Figure("one history check, 2 x 3 operations (memoized specification)",
+           _value("lin_check"), "us", 1000.0),
     Figure("one history check, 2 x 3 operations, nothing memoized (the model run too)",
            _value("lin_cold_check"), "us", 1000.0),
+    Figure("the slowest of 8 buggy structures found, minimized, its test written",
+           _value("lin_slowest_buggy"), "s", 2.0),
 ]
 
 

@@ -214,6 +214,11 @@ class Model:
         self.cache[key] = outcome
         return outcome
 
+    def forget(self) -> None:
+        """Drop every answer: the next sequences are run again."""
+        self.cache.clear()
+        self._live, self._at = None, None
+
     def close(self) -> None:
         """End the model's thread (another call starts a new one)."""
         if self._runner is not None:
