@@ -106,7 +106,7 @@ class Workload:
         to share its answers with other workloads); *partition*, when given,
         names the part each operation belongs to, parts checked alone
         (P-compositionality). *targets* is what the runs watch, by default
-        what :func:`watched` finds (it makes an object to learn its class)."""
+        what :func:`.watched` finds (it makes an object to learn its class)."""
         if targets is None:
             targets = watched(make, [op for _, _, op in self.calls])
         return WorkloadSetup(self, make, model or make, partition, targets)
