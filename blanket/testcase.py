@@ -25,6 +25,7 @@ from .exploration.result import Exploration, Step
 from .exploration.search import explore
 from .gate import label
 from .holdback import join_threads
+from .linearizability.check import Linearizability, check_linearizable
 from .scenario import Scenario
 from .seconds import check_seconds
 from .states import State
@@ -109,6 +110,20 @@ class ScenarioTestCase(unittest.TestCase):
         Returns the :class:`~blanket.Exploration` otherwise."""
         options.setdefault("timeout", self.stall_timeout)
         result = explore(setup, **options)
+        if result.failure is not None:
+            self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
+        return result
+
+    def assertLinearizable(self, make: Callable[[], Any],  # noqa: N802 - unittest style
+                           operations: Sequence[Callable[[Any], Any]],
+                           **options: Any) -> Linearizability:
+        """Check that the objects *make* builds are linearizable under the
+        *operations* (see :func:`blanket.check_linearizable`, which takes the
+        same *options*); fail the test with the minimized scenario, its
+        schedule, why no order explains it and a test replaying it.
+        Returns the :class:`~blanket.Linearizability` otherwise."""
+        options.setdefault("timeout", self.stall_timeout)
+        result = check_linearizable(make, operations, **options)
         if result.failure is not None:
             self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
         return result

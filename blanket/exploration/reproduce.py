@@ -186,7 +186,8 @@ class _Follow:
 
 # -- the test's source ----------------------------------------------------------------
 
-def _class_name(name: str) -> str:
+def class_name(name: str) -> str:
+    """The generated test case's name for a setup called *name*."""
     words = re.findall(r"[A-Za-z0-9]+", name)
     return "Test" + "".join(w[:1].upper() + w[1:] for w in words) + "Schedule"
 
@@ -212,7 +213,10 @@ def _script_module() -> str | None:
     return ".".join(parts)
 
 
-def _import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
+def import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
+    """The lines of a generated test that import *setup* (a function, a
+    class, anything with a module and a *qualname*) by the name *function*:
+    an import, or comments saying why it has no name to import it by."""
     if qualname is None:
         # A callable object (a functools.partial, an instance): its
         # __module__ is its type's, where no name holds this setup.
@@ -256,9 +260,9 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
     lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "", *about,
              *(["A data race in the run fails it too (races=\"fail\")."]
                if kind == "race" else []),
-             '"""', "", "import blanket", *_import_lines(setup, function, qualname), "", "",
-             f"class {_class_name(function)}(blanket.ScenarioTestCase):",
-             f"    \"\"\"{_docstring(summary)}\"\"\"", "",
+             '"""', "", "import blanket", *import_lines(setup, function, qualname), "", "",
+             f"class {class_name(function)}(blanket.ScenarioTestCase):",
+             f"    \"\"\"{docstring(summary)}\"\"\"", "",
              "    def test_schedule(self) -> None:"]
     listed = "".join(f"\n            {str(step)!r}," for step in steps)
     if listed:
@@ -272,5 +276,6 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
     return "\n".join(lines) + "\n"
 
 
-def _docstring(text: Any) -> str:
+def docstring(text: Any) -> str:
+    """*text* made safe to put between triple quotes."""
     return str(text).replace("\\", "\\\\").replace('"""', "'''")

@@ -376,6 +376,10 @@ class Run:
             return
         finally:
             self.scenario.close_injections()  # the next run's setup injects afresh
+        stuck = None  # a deadlock the invariant judges: it says if it is a failure
+        if self.failure is not None and getattr(self.invariant, "judges_deadlocks", False):
+            # (a linearizability check: a get of an empty queue may block)
+            (_, stuck), self.failure = self.failure, None
         if self.failure is None and not self.redundant:
             for thread in self.threads:
                 if thread in core.errors:
@@ -387,7 +391,9 @@ class Run:
                     self.invariant()
                 except Exception as error:  # noqa: BLE001 - any failure of the check
                     trace = "".join(traceback.format_exception(error)).rstrip()
-                    self.failure = ("invariant", f"the invariant failed:\n{trace}")
+                    failed = f"the invariant failed:\n{trace}"
+                    self.failure = ("invariant", failed) if stuck is None else (
+                        "deadlock", f"{stuck}\n{failed}")
 
     def races(self) -> tuple[list[Race], set[Site]]:
         """The data races among the run's accesses, and their sites."""
