@@ -177,6 +177,7 @@ def use_target(value: object, _type: Any = type, _real: Any = REAL_KINDS) -> obj
     return value if _type(value) not in _real else _adopted("use", value)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at calls of code not watched yet)
 def _reach(function: types.FunctionType) -> None:
     """*function*, not watched yet, is about to run in the calling thread:
     its scenario's watch decides (see :meth:`Watch.reached
@@ -300,10 +301,11 @@ def accesses(record: list[Any]) -> Iterator[Access]:
     return zip(items, items, items, items, items, strict=True)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every call and with)
 def _thread_state() -> tuple[list[Any], Watch] | None:
     """The calling thread's record and watch (``None``: it records nothing)."""
     try:
-        return _local.state  # type: ignore[no-any-return]
+        return _local.state
     except AttributeError:
         return _thread_record()
 
