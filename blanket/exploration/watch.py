@@ -337,6 +337,11 @@ class Transitive:
             # blanket's own): never watched, met again at each call (any
             # other caller's is a gap).
             self._theirs[id(code)] = code
+            if _INSTALLED in code.co_filename:
+                # A checker blanket runs at each of its own calls (typeguard):
+                # judged for good, for the walk up the stack at each of its
+                # calls made a typeguard-checked suite many times slower.
+                self.judged[id(code)] = code
             return
         if not self._watched(code, scope):
             return
@@ -408,10 +413,14 @@ def _members(value: object) -> list[object]:
     return [value]
 
 
+# What the path of an installed package's file has in it.
+_INSTALLED = "-packages" + os.sep
+
+
 def _library(file: str) -> bool:
     """Whether *file* is the standard library's (frozen or not), an
     installed package's or made by exec (``<string>``)."""
-    return file.startswith(("<", _STDLIB)) or "-packages" + os.sep in file
+    return file.startswith(("<", _STDLIB)) or _INSTALLED in file
 
 
 def _blankets(frame: types.FrameType) -> bool:
