@@ -320,6 +320,7 @@ def _thread_record() -> tuple[list[Any], Watch] | None:
     return state
 
 
+@typing.no_type_check  # (typeguard's check of *target* would ask the object itself)
 def describe(target: object, name: str | None, site: Site) -> str:
     """What an access reaches, for steps and reports: ``Counter.count``,
     ``module.name`` for a global, ``dict`` for a container, the variable's
