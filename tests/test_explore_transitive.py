@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
+import os
 import random
 import textwrap
 import threading
@@ -472,6 +473,21 @@ class Blankets(unittest.TestCase):
                 transitive = Transitive()
                 met(transitive, frame(textwrap.dedent.__code__, vars(textwrap), back))
                 self.assertEqual(list(transitive.found), [textwrap.dedent])
+
+
+    def test_an_installed_checker_blanket_runs_is_judged_once(self) -> None:
+        # typeguard's checks run at each of blanket's own calls: judged the
+        # first time, never walked up the stack again (the typeguard-checked
+        # suite ran many times slower).
+        namespace: dict[str, Any] = {"__name__": "checker.checks"}
+        exec(compile("def check(value):\n    return value\n",  # noqa: S102
+                     os.path.join("venv", "lib", "site-packages", "checker", "checks.py"),
+                     "exec"), namespace)
+        code = namespace["check"].__code__
+        transitive = Transitive()
+        met(transitive, frame(code, namespace, frame(blanket.explore.__code__, vars(blanket))))
+        self.assertIn(id(code), transitive.judged)
+        self.assertEqual((transitive.found, transitive.notes), ({}, {}))
 
 
 class Met(unittest.TestCase):
