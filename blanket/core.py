@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import types
+import typing
 import weakref
 from _thread import get_ident
 from collections.abc import Callable
@@ -54,6 +55,7 @@ _QUIETED: tuple[type, ...] = (
 _getprofile = sys.getprofile
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def _unwatched(profile: Callable[..., Any], call: Callable[..., Any], *args: Any) -> Any:
     """``call(*args)`` with the calling thread's *profile* function off.
 

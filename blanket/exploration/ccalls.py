@@ -92,6 +92,7 @@ _NOT_ACCESSES = frozenset(method for method, write in WRITES.items()
 _GET_ITEM = vars(dict)["__getitem__"]
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def shared(target: object) -> bool:
     """Whether a call on *target* can change or see a change of it: not an
     immutable object, a class, a module or a primitive."""
@@ -230,6 +231,7 @@ _NONE = object()  # an argument the call does not pass
 
 
 def _whole(write: bool) -> Any:
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
         if first is not _NONE and shared(first):
             record(site, first, None, write)
@@ -237,6 +239,7 @@ def _whole(write: bool) -> Any:
 
 
 def _attribute(write: bool) -> Any:
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
         if type(second) is str and type(first) not in _VALUES:
             record(site, first, second, write)
@@ -245,6 +248,7 @@ def _attribute(write: bool) -> Any:
 
 def _class(one: bool) -> Any:
     """``type(x)`` (*one* argument), ``isinstance(x, C)``: a read of ``x.__class__``."""
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
         if first is not _NONE and shared(first) and (second is _NONE or not one):
             record(site, first, "__class__", False)
@@ -252,6 +256,7 @@ def _class(one: bool) -> Any:
 
 
 def _namespace(write: bool) -> Any:
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
         namespace = second if issubclass(type(second), dict) else site.scope
         record(site, namespace, None, write)
@@ -311,6 +316,7 @@ class CallSite(Site):
             self._c_call(callee, first, second)
         return _target(callee)
 
+    @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def _c_call(self, callee: Any, first: object, second: object) -> None:
         entry = ARGUMENTS.get(id(callee))
         if entry is not None and entry[0] is callee:

@@ -112,6 +112,7 @@ def _instance(instance: object) -> object:
     return instance
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def _same(callee: object) -> object:
     """A callee with no Python code to watch (a builtin, ...)."""
     return callee
@@ -249,6 +250,7 @@ class Site:
         in two packages are told apart."""
         return f"{module_path(self.file, self.scope)}:{self.line}"
 
+    @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def hit(self, target: object) -> None:
         """The access is about to happen to *target*: record it."""
         record(self, target, self.name, self.write)
@@ -279,6 +281,7 @@ def module_path(file: str, scope: dict[str, Any]) -> str:
     return _module_path(file, module)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def record(site: Site, target: object, name: str | None, write: bool) -> None:
     """Record the access in the calling thread's list; park a racy one."""
     try:

@@ -38,8 +38,10 @@ import functools
 import gc
 import inspect
 import os
+import sys
 import threading
 import types
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -125,6 +127,11 @@ class Watch:
         if watches.get(self.core) is self:  # entered: at once
             self._install(new)
 
+    # (typeguard stays off the functions a thread runs when it meets code
+    # not watched yet: their checks would run the standard library's Python
+    # code (abc, typing) in the thread, on blanket's behalf, and that code,
+    # met first so, could not be watched when the thread's own code calls it.)
+    @typing.no_type_check
     def reached(self, function: types.FunctionType) -> None:
         """*function*, whose code is not rewritten, is about to be called by
         watched code in one of the scenario's threads: watch it first (so
@@ -136,7 +143,15 @@ class Watch:
         with self.core.lock:  # two threads may meet it at once (3.13t)
             if watches.get(self.core) is self and id(function.__code__) not in SETTLED:
                 self.functions.pop(function, None)  # (its code was put back by hand)
-                self._watch([function])
+                # With the thread's profile off: the rewriting is blanket's
+                # own work, and what it calls (the standard library's Python
+                # code, a checker's) is no code of the thread's to be met.
+                profile = sys.getprofile()
+                sys.setprofile(None)
+                try:
+                    self._watch([function])
+                finally:
+                    sys.setprofile(profile)
 
     def install(self) -> None:
         """Swap the rewritten code in (the scenario is being entered)."""
@@ -181,6 +196,9 @@ class Watch:
             self.records.append((thread, record))
         return record, self
 
+    # (typeguard stays off it: its check of *target* would ask the object
+    # itself, whose own __getattribute__ may be watched code that parks here.)
+    @typing.no_type_check
     def park(self, site: Site, target: object, name: str | None, write: bool) -> None:
         """Park the access as a call, for the scheduler to let go."""
         label = describe(target, name, site)
@@ -275,6 +293,7 @@ class Transitive:
         self._sources: set[tuple[str, str, int, bytes]] = set()
         self._theirs: dict[int, types.CodeType] = {}
 
+    @typing.no_type_check  # (see Watch.reached)
     def watches(self, function: types.FunctionType) -> bool:
         """Whether *function* is to be watched (what is not is judged once)."""
         code = function.__code__
@@ -283,6 +302,7 @@ class Transitive:
             return False
         return id(code) not in self.judged and self._watched(code, function.__globals__)
 
+    @typing.no_type_check  # (see Watch.reached)
     def _not_theirs(self, code: types.CodeType, scope: dict[str, Any]) -> None:
         """Note *code*, which blanket runs itself in the threads, reached by
         the threads' own code: it is not watched."""
@@ -290,6 +310,7 @@ class Transitive:
         self.notes.setdefault(place, f"not watched: {code.co_qualname} at {place}, "
                               "which blanket runs itself in the threads")
 
+    @typing.no_type_check  # (see Watch.reached)
     def _watched(self, code: types.CodeType, scope: dict[str, Any]) -> bool:
         """Whether *code* (of a function whose globals are *scope*) is to be
         watched; if not, it is judged, and an exclusion noted."""
@@ -304,6 +325,7 @@ class Transitive:
                               f"{code.co_qualname} at {_place(code, scope)})")
         return False
 
+    @typing.no_type_check  # (see Watch.reached)
     def _exclusion(self, code: types.CodeType, scope: dict[str, Any]) -> str | None:
         """Why *code* is not watched: the exclusion it falls under, ``""``
         for blanket's own code, threading's and the import system's, or
@@ -320,6 +342,7 @@ class Transitive:
         excluded = self._excluded.get(id(code))
         return None if excluded is None else excluded[1]
 
+    @typing.no_type_check  # (typeguard stays off it: it runs at calls of code not judged yet)
     def met(self, frame: types.FrameType) -> None:
         """*frame* runs code that is neither rewritten nor judged: the run
         did not watch it (C code called it). Watch its function at once and
@@ -402,6 +425,7 @@ def _functions_of(frame: types.FrameType) -> list[types.FunctionType]:
     return list(found)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every entry of a watched namespace)
 def _members(value: object) -> list[object]:
     """What a class's namespace entry holds functions in (a property's
     accessors, a static or class method's function), or *value* itself."""
@@ -409,7 +433,7 @@ def _members(value: object) -> list[object]:
     if kind is property or kind is functools.cached_property:
         return [getattr(value, name, None) for name in ("fget", "fset", "fdel", "func")]
     if kind in (staticmethod, classmethod):
-        return [value.__func__]  # type: ignore[attr-defined]
+        return [value.__func__]
     return [value]
 
 
@@ -423,6 +447,7 @@ def _library(file: str) -> bool:
     return file.startswith(("<", _STDLIB)) or _INSTALLED in file
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at calls of code not judged yet)
 def _blankets(frame: types.FrameType) -> bool:
     """Whether blanket or threading called the code *frame* runs, through
     unwatched code only."""

@@ -33,7 +33,10 @@ class LockedLazyModule(types.ModuleType):
                 for key, value in namespace.items():
                     state[key] = value
                 del state["__lazy_loader__"]
-            return state[attr]
+            if attr in state:
+                return state[attr]
+        # (What a module answers of itself: __class__, __dict__, ...)
+        return object.__getattribute__(self, attr)
 
 
 def lazy_module(name, load, locked=False):
