@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import exploration, measure
+from . import exploration, linearizability, measure
 
 
 class Figure(NamedTuple):
@@ -93,6 +93,26 @@ FIGURES = [
            _value("racy_per_second"), "/s", None),
     Figure("  context: schedules per second, 3 racing increments (random)",
            _value("random_per_second"), "/s", None),
+    # Issue 23: reaching a line, and one search over two processes.
+    Figure("explore(reach=...): the retry of an optimistic update, 3 threads",
+           _value("reach_seconds"), "s", 1.0),
+    Figure("explore: 2 threads x 7 locked sections (3432 orders), 1 process",
+           _value("one_process_seconds"), "s", None),
+    Figure("  the same, processes=2",
+           _value("two_processes_seconds"), "s", None),
+    Figure("  processes=2 / 1 process (faster on two free cores)",
+           _ratio("two_processes_seconds", "one_process_seconds"), "x", 0.9),
+    # Issue 22: linearizability checking.
+    Figure("check_linearizable: scenarios per second, queue.Queue, 2 x 2 (every order)",
+           _value("lin_scenarios_per_second"), "/s", None),
+    Figure("history checks per second, 2 x 3 operations (memoized specification)",
+           _value("lin_checks_per_second"), "/s", None),
+    Figure("one history check, 2 x 3 operations (memoized specification)",
+           _value("lin_check"), "us", 1000.0),
+    Figure("one history check, 2 x 3 operations, nothing memoized (the model run too)",
+           _value("lin_cold_check"), "us", 1000.0),
+    Figure("the slowest of 8 buggy structures found, minimized, its test written",
+           _value("lin_slowest_buggy"), "s", 2.0),
 ]
 
 
@@ -186,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.repeats} interleaved repetitions (scale {args.scale:g})", flush=True)
     ours = measure.collect(args.scale, args.repeats)
     ours.update(exploration.collect(args.scale, min(args.repeats, 3)))
+    ours.update(linearizability.collect(args.scale, min(args.repeats, 3)))
     theirs, note = None, ""
     if args.blanket10:
         theirs, note = run_blanket10(args.blanket10, args.scale * args.blanket10_scale,

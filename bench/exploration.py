@@ -72,6 +72,43 @@ def locked_sections(sections: int) -> Callable[[blanket.Scenario], None]:
     return setup
 
 
+class Sections:
+    """Two threads, each taking one lock *sections* times, as a setup
+    another process can import (``explore(processes=2)``)."""
+
+    def __init__(self, sections: int) -> None:
+        self.sections = sections
+
+    def __call__(self, scenario: blanket.Scenario) -> None:
+        locked_sections(self.sections)(scenario)
+
+
+class _Versioned:
+    def __init__(self, scenario: blanket.Scenario) -> None:
+        self.lock = scenario.Lock()
+        self.version = 0
+
+    def bump(self) -> None:
+        while True:
+            with self.lock:
+                seen = self.version
+            with self.lock:
+                if self.version == seen:
+                    self.version += 1
+                    return
+            self.retried = True  # the line to reach: another bump came between
+
+
+def _optimistic(scenario: blanket.Scenario) -> None:
+    versioned = _Versioned(scenario)
+    for _ in range(3):
+        scenario.thread(versioned.bump)
+
+
+#: The line explore(reach=...) looks for: the retry of _Versioned.bump.
+RETRY = (_Versioned.bump, _Versioned.bump.__code__.co_firstlineno + 8)
+
+
 def _racy_counter(scenario: blanket.Scenario) -> None:
     counter = _Counter()
 
@@ -110,5 +147,13 @@ def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
         seconds, count = explored(_racy_counter, strategy="random",
                                   max_schedules=max(2, int(200 * scale)))
         keep("random_per_second", -count / seconds)
+        parallel = Sections(max(1, round(7 * min(scale, 1.0))))
+        seconds, count = explored(parallel)
+        keep("one_process_seconds", seconds)
+        best["parallel_count"] = count
+        seconds, _ = explored(parallel, processes=2)
+        keep("two_processes_seconds", seconds)
+        seconds, _ = explored(_optimistic, reach=RETRY)
+        keep("reach_seconds", seconds)
     # Rates were kept negated, so that "best" is the highest.
     return {name: abs(value) for name, value in best.items()}

@@ -26,9 +26,14 @@ from .errors import (
                   ThreadOrderingError,
                   WorkerError,
 )
+from .exploration.reached import FileLines, Reach
 from .exploration.result import Exploration, Failure, Step
 from .exploration.search import explore
 from .inject import Injection, ThreadingView
+from .linearizability.check import Linearizability, check_linearizable
+from .linearizability.operations import Operation
+from .linearizability.report import LinearizabilityFailure
+from .linearizability.scenarios import Workload
 from .scenario import Scenario
 from .signals import (
                   Action,
@@ -65,10 +70,11 @@ __version__ = "2.0.0.dev0"
 __all__ = [
     "Abandoned", "Action", "BarrierAPI", "Blocked", "BoundedSemaphoreAPI", "Call", "Chain",
     "Commit", "Committed", "CompetingDriversError", "ConditionAPI", "Cycle", "DeadlockError",
-    "Dispatch", "Driver", "EventAPI", "Exiting", "Exploration", "explore", "Failure", "Injection",
-    "LockAPI", "ManagedThread", "Nested", "Not", "Parked", "Paused", "PrimitiveAPI",
-    "Raised", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
+    "check_linearizable", "Dispatch", "Driver", "EventAPI", "Exiting", "Exploration", "explore",
+    "Failure", "FileLines", "Injection", "Linearizability", "LinearizabilityFailure", "LockAPI",
+    "ManagedThread", "Nested", "Not", "Operation", "Parked", "Paused", "PrimitiveAPI", "Raised",
+    "Reach", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
     "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",
-    "TransactionAPI", "TransactionState", "Use", "Waiting", "WorkerError",
+    "TransactionAPI", "TransactionState", "Use", "Waiting", "WorkerError", "Workload",
 ]

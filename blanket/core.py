@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import types
+import typing
 import weakref
 from _thread import get_ident
 from collections.abc import Callable
@@ -54,6 +55,7 @@ _QUIETED: tuple[type, ...] = (
 _getprofile = sys.getprofile
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def _unwatched(profile: Callable[..., Any], call: Callable[..., Any], *args: Any) -> Any:
     """``call(*args)`` with the calling thread's *profile* function off.
 
@@ -279,8 +281,13 @@ class ScenarioCore:
         else:
             thread, tx, worker_tx, args = self._begin(primitive, spec, args, park)
         try:
-            # Parked just now: abandoned meanwhile?
+            # Parked just now: abandoned meanwhile? A release is made first: the
+            # thread unwinds giving back what it holds, and this it was giving
+            # back (else a lock kept in process-wide state, a logging
+            # handler's, would stay held by a thread that is gone).
             if worker_tx is not None and thread in self.abandoned:
+                if spec.name == "release":
+                    call(*args)
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)

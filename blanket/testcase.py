@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import progress, waiting
 from .errors import death_notice
+from .exploration.reach import goal
 from .exploration.reproduce import replay
 from .exploration.result import Exploration, Step
 from .exploration.search import explore
 from .gate import label
 from .holdback import join_threads
+from .linearizability.check import Linearizability, check_linearizable
 from .scenario import Scenario
 from .seconds import check_seconds
 from .states import State
@@ -112,6 +114,20 @@ class ScenarioTestCase(unittest.TestCase):
             self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
         return result
 
+    def assertLinearizable(self, make: Callable[[], Any],  # noqa: N802 - unittest style
+                           operations: Sequence[Callable[[Any], Any]],
+                           **options: Any) -> Linearizability:
+        """Check that the objects *make* builds are linearizable under the
+        *operations* (see :func:`blanket.check_linearizable`, which takes the
+        same *options*); fail the test with the minimized scenario, its
+        schedule, why no order explains it and a test replaying it.
+        Returns the :class:`~blanket.Linearizability` otherwise."""
+        options.setdefault("timeout", self.stall_timeout)
+        result = check_linearizable(make, operations, **options)
+        if result.failure is not None:
+            self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
+        return result
+
     def replay(self, setup: Callable[[Scenario], Callable[[], object] | None],
                schedule: Sequence[Step | str], *, races: str = "off") -> None:
         """Replay *schedule* on the scenario *setup* describes (see
@@ -126,6 +142,26 @@ class ScenarioTestCase(unittest.TestCase):
                         name=self._testMethodName, races=races)
         if result.failure is not None:
             self.fail(str(result))
+
+    def assertReached(self, setup: Callable[[Scenario], Callable[[], object] | None],  # noqa: N802
+                      schedule: Sequence[Step | str], *targets: object,
+                      msg: Any = None) -> None:
+        """Replay *schedule* on the scenario *setup* describes (as
+        :meth:`replay` does, its failures aside) and fail unless each of
+        *targets* ran in it, in any thread: ``"pkg/module.py:42"`` (the file
+        by its module's path, as steps name places) or ``(function, 42)``.
+        The tests :func:`blanket.explore` writes for ``reach=`` call this."""
+        aim = goal(setup, list(targets))
+        if aim is None:
+            raise TypeError("assertReached: name at least one line, e.g. 'pkg/module.py:42'")
+        with aim:
+            result = replay(setup, schedule, timeout=self.stall_timeout,
+                            name=self._testMethodName)
+            ran = aim.probes.take()
+        missing = [place for place in aim.targets if place not in ran]
+        if missing:
+            self.fail(self._formatMessage(
+                msg, f"{', '.join(missing)} did not run: {str(result)[len('the replay '):]}"))
 
     def assertNoDeadlock(self, msg: Any = None) -> None:  # noqa: N802 - unittest style
         """Fail if the scenario's live threads can no longer go on: none of

@@ -46,6 +46,8 @@ nitpick_ignore = [
     ("py:class", "P"),
     # Exploration.schedules: list[tuple[str, ...]], whose "..." Sphinx cuts.
     ("py:class", "list[tuple[str"),
+    # Exploration.reached and Probes: dict[str, ... | None], cut the same way.
+    ("py:class", "dict[str"),
 ]
 exclude_patterns = ["_build"]
 html_theme = "alabaster"

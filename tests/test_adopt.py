@@ -230,10 +230,13 @@ class NotAdopted(unittest.TestCase):
         def setup(scenario: Scenario) -> None:
             scenario.thread(lambda: unwatched())
 
-        result = explore(setup)
+        result = explore(setup, exclude=[unwatched])
         self.assertFalse(result.exhausted, result)
+        line = unwatched.__code__.co_firstlineno
         self.assertEqual(result.unseen, [
-            f"real Lock used at {HERE}:{line_of('# not watched: a real lock')}"])
+            f"real Lock used at {HERE}:{line_of('# not watched: a real lock')}",
+            f"excluded from watching: {__name__}.{unwatched.__qualname__} (first "
+            f"{unwatched.__qualname__} at tests/test_adopt.py:{line})"])
 
     def test_without_watching_nothing_is_adopted(self) -> None:
         def setup(scenario: Scenario) -> None:

@@ -81,6 +81,9 @@ class Recording:
     def park(self, *args: Any) -> None:
         self.parked.append(args)
 
+    def reached(self, function: Any) -> None:
+        """A call into code not watched: it stays so (only what is named)."""
+
     def __enter__(self) -> Recording:
         self.before = sites._local.__dict__.copy()
         sites._local.state = (self.record, self)

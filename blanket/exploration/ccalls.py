@@ -16,13 +16,15 @@ immutable type (``str``, ``int``, ``tuple``, ...) and calls on immutable
 objects, classes, modules and primitives (a real ``Lock``'s calls are its
 twin's steps, see :mod:`blanket.exploration.realprims`) are never accesses.
 
-Each load of a method for a call (:class:`MethodSite`) and each call
-(:class:`CallSite`) of watched code is a site; a call's site also hands the
+Each load of a method for a call (:class:`MethodSite`), each loop's
+``iter()`` (:class:`IterSite`: a read of a mutable container at each step)
+and each call (:class:`CallSite`) of watched code is a site; a call's site also hands the
 call's callable on to ``blanket.exploration.sites.call_target``.
 """
 
 from __future__ import annotations
 
+import _abc  # type: ignore[import-not-found]
 import array
 import bisect
 import collections
@@ -32,6 +34,7 @@ import operator
 import queue
 import types
 import typing
+from collections.abc import Iterator
 from typing import Any
 
 from .realprims import REAL_KINDS
@@ -46,6 +49,10 @@ IMMUTABLE: frozenset[type] = frozenset({
     type(...), type(NotImplemented), types.ModuleType, types.FunctionType,
     types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType, types.CodeType,
     *_C_METHODS, property, staticmethod, classmethod})
+# The values that have no attributes to set: getattr and setattr on a
+# module, a class or a function reach attributes that threads may share.
+_VALUES: frozenset[type] = frozenset({
+    str, bytes, int, float, complex, bool, tuple, frozenset, type(None), range, slice})
 
 # What calls are never accesses of: immutable objects, and the primitives
 # (a real one's calls are its twin's steps, see blanket.exploration.realprims).
@@ -85,6 +92,7 @@ _NOT_ACCESSES = frozenset(method for method, write in WRITES.items()
 _GET_ITEM = vars(dict)["__getitem__"]
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def shared(target: object) -> bool:
     """Whether a call on *target* can change or see a change of it: not an
     immutable object, a class, a module or a primitive."""
@@ -171,10 +179,59 @@ class ItemSite(Site):
         record(self, target, key if type(key) is str and kind is dict else None, cached[1])
 
 
+# The containers whose iterator reads them again at each step: a ``for``
+# loop over one sees what another thread changed between two steps.
+_STEPPED = (list, dict, set, collections.deque, bytearray, array.array)
+
+
+class IterSite(Site):
+    """``iter()`` of what a ``for`` loop (or ``in`` a comprehension) goes
+    over: a read of it; over a mutable container (``list``, ``dict``,
+    ``set``, ``deque``, ``bytearray``, ``array``, or a subclass), a read
+    before each step, for the loop sees what another thread changes
+    between two steps (a ``remove`` there skips an item: logging's
+    ``callHandlers`` against ``removeHandler``)."""
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, function: str, file: str, line: int | None,
+                 scope: dict[str, Any]) -> None:
+        super().__init__(False, None, 1, function, file, line, scope)
+        self._cache: tuple[type | None, bool] = (None, False)
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every loop)
+    def iterate(self, iterable: object) -> object:
+        """What the loop goes over instead of *iterable*: its steps, each
+        recorded, for a mutable container; else *iterable*, its read
+        recorded once."""
+        kind = type(iterable)
+        cached = self._cache
+        if cached[0] is not kind:
+            cached = self._cache = (kind, issubclass(kind, _STEPPED))
+        if cached[1]:
+            return _steps(self, iterable)
+        record(self, iterable, None, False)
+        return iterable
+
+
+def _steps(site: IterSite, container: object) -> Iterator[object]:
+    """The items of *container*, a read of it recorded before each step
+    (the last one, which finds no more, too)."""
+    step = iter(container).__next__  # type: ignore[call-overload]
+    while True:
+        record(site, container, None, False)
+        try:
+            item = step()
+        except StopIteration:
+            return
+        yield item
+
+
 _NONE = object()  # an argument the call does not pass
 
 
 def _whole(write: bool) -> Any:
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
         if first is not _NONE and shared(first):
             record(site, first, None, write)
@@ -182,14 +239,16 @@ def _whole(write: bool) -> Any:
 
 
 def _attribute(write: bool) -> Any:
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
-        if type(second) is str and type(first) not in IMMUTABLE:
+        if type(second) is str and type(first) not in _VALUES:
             record(site, first, second, write)
     return access
 
 
 def _class(one: bool) -> Any:
     """``type(x)`` (*one* argument), ``isinstance(x, C)``: a read of ``x.__class__``."""
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
         if first is not _NONE and shared(first) and (second is _NONE or not one):
             record(site, first, "__class__", False)
@@ -197,8 +256,9 @@ def _class(one: bool) -> Any:
 
 
 def _namespace(write: bool) -> Any:
+    @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
-        namespace = second if isinstance(second, dict) else site.scope
+        namespace = second if issubclass(type(second), dict) else site.scope
         record(site, namespace, None, write)
     return access
 
@@ -207,7 +267,12 @@ _READ_FIRST = (len, sorted, list, tuple, set, frozenset, dict, bytes, bytearray,
                max, any, all, bool, reversed, enumerate, iter, repr, str, bisect.bisect,
                bisect.bisect_left, bisect.bisect_right, operator.getitem,
                operator.contains, operator.countOf, operator.indexOf,
-               operator.length_hint, collections.deque, collections.OrderedDict)
+               operator.length_hint, collections.deque, collections.OrderedDict, print,
+               format, ascii, vars, dir)
+# C functions that look at no object's state: not accesses of their arguments.
+_NO_ACCESS = frozenset(id(function) for function in (
+    id, hash, callable, issubclass, abs, round, divmod, pow, hex, oct, bin, chr, ord,
+    _abc._abc_instancecheck, _abc._abc_subclasscheck))
 _WRITE_FIRST = (next, heapq.heappush, heapq.heappop, heapq.heapify, heapq.heapreplace,
                 heapq.heappushpop, bisect.insort, bisect.insort_left, bisect.insort_right,
                 operator.setitem, operator.delitem)
@@ -251,13 +316,23 @@ class CallSite(Site):
             self._c_call(callee, first, second)
         return _target(callee)
 
+    @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def _c_call(self, callee: Any, first: object, second: object) -> None:
         entry = ARGUMENTS.get(id(callee))
         if entry is not None and entry[0] is callee:
             entry[1](self, first, second)
             return
         owner = getattr(callee, "__self__", None)
-        if owner is None or not shared(owner):
+        if owner is None or type(owner) is types.ModuleType:
+            # A C function of a module (``_collections._count_elements(self,
+            # words)``, what Counter.update calls) not in the table: blanket
+            # cannot know what it does with its arguments, so it writes them.
+            if type(callee) is types.BuiltinFunctionType and id(callee) not in _NO_ACCESS:
+                for argument in (first, second):
+                    if argument is not _NONE and shared(argument):
+                        record(self, argument, None, True)
+            return
+        if not shared(owner):
             return
         kind: type = type(owner)
         write = method_kind(kind, callee.__name__, True)

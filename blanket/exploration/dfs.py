@@ -1,7 +1,9 @@
 """The ``"dfs"`` strategy: every distinct order, depth first, with dynamic
 partial-order reduction (calls on different primitives commute, so one
 order of them is run: the reversals of the run's races and sleep sets
-decide which), an optional bound on preemptions, and exact shards."""
+decide which), an optional bound on preemptions, and exact shards; a
+replayed prefix that meets other calls than before stops it
+(:class:`NotDeterministic`, naming the call that differed and where)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,78 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .races import MEMORY
-from .run import READ, Option, Run, dependent
+from .result import Step
+from .run import READ, Option, Run, dependent, parked_at
+
+#: What the search says of a setup that is not deterministic, after naming
+#: the call that differed: how to make it so.
+HOW_TO_BE_DETERMINISTIC = (
+    "A setup must build the same scenario in every run: make the objects the threads "
+    "share afresh in the setup, not at import time; reset the module-level state the "
+    "code keeps (counters, caches, registries); do not let time, randomness, id() or "
+    "the hash order of objects (a set of them, a dict keyed by them) choose what the "
+    "threads do; and give process-wide registries (other than logging's, which the "
+    "search puts back after every run) a fresh state in the setup: they keep what an "
+    "earlier run left in them.")
+
+
+class NotDeterministic(RuntimeError):
+    """Replaying a prefix of choices met other calls to choose from than the
+    run that first took it: the setup does not build the same scenario in
+    every run, so the search cannot go on."""
+
+    def __init__(self, message: str, summary: str) -> None:
+        super().__init__(message)
+        #: The first line of the message: at which step, which call differed.
+        self.summary = summary
+
+
+#: A parked call as a node keeps it, for :class:`NotDeterministic`'s
+#: message: its option's number, the step letting it go, and where in the
+#: code it was made (``""`` when not recorded).
+Call = tuple[int, Step, str]
+
+
+def _calls(options: list[Option], places: bool) -> tuple[Call, ...]:
+    """*options* as a node keeps them; where each call was made too when
+    *places* (that asks for every thread's frame: see :func:`parked_at`)."""
+    return tuple((o.choice, Run.describe(o.tx, o.how == "expire", o.how == "wait"),
+                  parked_at(o.tx) if places else "") for o in options)
+
+
+def _said(call: Call) -> str:
+    """A call as the message names it: ``B: Lock 2 Lock.acquire at shop.py:14``."""
+    _, step, place = call
+    if step.where:  # an access: the step names its place itself
+        return str(step)
+    return f"{step} at {place}" if place else f"{step} (where in the code: not known)"
+
+
+def differed(node: Node, depth: int, options: list[Option], number: int) -> NotDeterministic:
+    """The error for run *number* of the search meeting *options* at
+    *depth*, where *node* (made by an earlier run) had others."""
+    met = _calls(options, places=True)
+    enabled = [(o.choice, o.key) for o in options]
+    threads = sorted({choice // 2 for choice, _ in node.enabled + enabled})
+    # The first thread whose calls are not the same (by option and primitive).
+    thread = next(t for t in threads if [e for e in node.enabled if e[0] // 2 == t]
+                  != [e for e in enabled if e[0] // 2 == t])
+    name = next(step.thread for choice, step, _ in node.calls + met if choice // 2 == thread)
+
+    def of_thread(calls: tuple[Call, ...]) -> str:
+        return " or ".join(_said(c) for c in calls if c[0] // 2 == thread) or \
+            f"no call of {name}'s"
+
+    def listed(calls: tuple[Call, ...]) -> str:
+        return "; ".join(map(_said, calls))
+
+    summary = (f"the scenario is not deterministic: replaying the same choices met other "
+               f"calls to choose from at step {depth + 1}; the first that differed, "
+               f"{name}'s: run {node.run} had {of_thread(node.calls)}, "
+               f"run {number} met {of_thread(met)}")
+    return NotDeterministic(
+        f"{summary}\n  the calls run {node.run} had: {listed(node.calls)}"
+        f"\n  the calls run {number} met: {listed(met)}\n{HOW_TO_BE_DETERMINISTIC}", summary)
 
 
 @dataclass
@@ -21,6 +94,10 @@ class Node:
     sleep: dict[int, str]  # option number -> primitive
     previous: int | None  # the thread that went last
     preemptions: int
+    #: The search's run that made the node (1 for its first run).
+    run: int = 0
+    #: The parked calls the node was made with, for :func:`differed`.
+    calls: tuple[Call, ...] = ()
     choice: int = -1
     backtrack: list[int] = field(default_factory=list)
     done: list[int] = field(default_factory=list)
@@ -79,6 +156,8 @@ class DepthFirst:
         #: prefix this shard owns, the last one first.
         self.subtrees: list[list[Node]] = []
         self.final: dict[int, str] = {}
+        #: The runs the search has made (begun) so far.
+        self.runs = 0
 
     def _allowed(self, node: Node, thread: int) -> bool:
         return self.bound is None or node.preemptions + node.cost(thread) <= self.bound
@@ -86,12 +165,12 @@ class DepthFirst:
     def choose(self, depth: int, options: list[Option], run: Run) -> int | None:
         enabled = [(o.choice, o.key) for o in options]
         stack = self.stack
+        if depth == 0:
+            self.runs += 1
         if depth < len(stack):
             node = stack[depth]
             if node.enabled != enabled:
-                raise RuntimeError(
-                    "the scenario is not deterministic: replaying the same choices "
-                    f"gave other calls to choose from at step {depth + 1}")
+                raise differed(node, depth, options, self.runs)
         else:
             sleep: dict[int, str] = {}
             previous, preemptions = None, 0
@@ -106,7 +185,10 @@ class DepthFirst:
                          if c // 2 != went and not dependent(key, chosen)}
                 previous = went
                 preemptions = parent.preemptions + parent.cost(parent.choice)
-            node = Node(enabled, dict(run.pending), sleep, previous, preemptions)
+            # Where each call was made only in the first run, whose nodes most
+            # replays meet: it stops the world on a free-threaded build.
+            node = Node(enabled, dict(run.pending), sleep, previous, preemptions, self.runs,
+                        _calls(options, places=self.runs == 1))
             choice = None
             for c, _ in enabled:
                 if c not in sleep and self._allowed(node, c):

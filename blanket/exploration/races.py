@@ -14,6 +14,7 @@ at epoch f when U, after its step f, knows of a step of T later than e.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -139,6 +140,7 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
 _WHOLE = ("__class__", "__dict__")
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def _met(seen: dict[tuple[int, str | None], dict[Entry, str]], targets: dict[int, object],
          target_id: int, attribute: str | None) -> list[tuple[Entry, str]]:
     """The accesses of other state that the accesses of *attribute* of the

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import _thread
 import threading
-import types
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -59,8 +58,6 @@ METHODS = frozenset({
     "acquire", "release", "locked", "acquire_lock", "release_lock", "locked_lock",
     "wait", "wait_for", "notify", "notify_all", "notifyAll", "set", "clear", "is_set",
     "isSet", "__enter__", "__exit__"})
-#: The types of bound methods (a real lock's are builtins).
-BOUND = frozenset({types.BuiltinMethodType, types.MethodType})
 
 
 class Twins:

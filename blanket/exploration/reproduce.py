@@ -39,13 +39,16 @@ from typing import TYPE_CHECKING, Any
 from .races import report as races_report
 from .result import Setup, Step
 from .run import Option, Run, run_once
+from .unseen import Unseen
+from .watch import Transitive
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
 
-#: Runs with a timed call made to expire instead, at most, after a run that
-#: left a disregarded wait asleep: the rule's search stays bounded.
+#: Runs with a timed call made to expire instead, or with code met running
+#: unwatched now watched, at most, after a run that left a disregarded wait
+#: asleep or met such code: the rule's search stays bounded.
 MAX_REPLAYS = 64
 
 
@@ -117,10 +120,19 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     title = name or str(getattr(setup, "__qualname__", "replay"))
     expire_at: set[int] = set()  # depths past the schedule where a wait expires
     parks = _parks(wanted)
+    # The code the threads run is watched as the exploration watched it: what
+    # a run meets running unwatched (called by C code) is watched in the
+    # next, and the run that met it does not count.
+    unseen = Unseen()
+    unseen.transitive = Transitive()
+    watched = bool(parks) or races == "fail"
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
-        run = run_once(setup, title, timeout, rule.choose, parks=parks,
-                   racy=set() if races == "fail" else None)
+        run = run_once(setup, title, timeout, rule.choose, unseen if watched else None,
+                       parks=parks, racy=set() if races == "fail" else None)
+        if unseen.transitive.grown:
+            unseen.transitive.grown = False
+            continue
         if run.redundant and rule.waited:
             # A wait the rule let go with its timeout disregarded was never
             # woken: in a real run its timeout runs out. Expire the last one.
@@ -174,7 +186,8 @@ class _Follow:
 
 # -- the test's source ----------------------------------------------------------------
 
-def _class_name(name: str) -> str:
+def class_name(name: str) -> str:
+    """The generated test case's name for a setup called *name*."""
     words = re.findall(r"[A-Za-z0-9]+", name)
     return "Test" + "".join(w[:1].upper() + w[1:] for w in words) + "Schedule"
 
@@ -200,7 +213,10 @@ def _script_module() -> str | None:
     return ".".join(parts)
 
 
-def _import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
+def import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
+    """The lines of a generated test that import *setup* (a function, a
+    class, anything with a module and a *qualname*) by the name *function*:
+    an import, or comments saying why it has no name to import it by."""
     if qualname is None:
         # A callable object (a functools.partial, an instance): its
         # __module__ is its type's, where no name holds this setup.
@@ -228,30 +244,38 @@ def _import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
 
 
 def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
-              run: Run) -> str:
-    """The test source replaying *steps* of *run*, which failed with *kind*."""
+              run: Run, reached: str | None = None) -> str:
+    """The test source replaying *steps* of *run*, which failed with *kind*;
+    or, given the place *reached*, asserting that line ran
+    (:meth:`blanket.ScenarioTestCase.assertReached`)."""
     qualname = getattr(setup, "__qualname__", None)
     if not isinstance(qualname, str):
         qualname = None
     function = re.sub(r"\W+", "_", (qualname or "setup").split(".")[-1]).strip("_") or "setup"
     summary = message.strip().splitlines()[-1] if message.strip() else kind
-    lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "",
-             "It fails while the bug is there, and passes once the code is fixed: the",
-             "steps are let go while the calls match them, then the threads finish.",
+    about = ([f"It fails if {reached} no longer runs: the steps are let go while the",
+              "calls match them, then the threads finish."] if reached is not None else
+             ["It fails while the bug is there, and passes once the code is fixed: the",
+              "steps are let go while the calls match them, then the threads finish."])
+    lines = [f'"""Replays a schedule blanket.explore found: {kind}.', "", *about,
              *(["A data race in the run fails it too (races=\"fail\")."]
                if kind == "race" else []),
-             '"""', "", "import blanket", *_import_lines(setup, function, qualname), "", "",
-             f"class {_class_name(function)}(blanket.ScenarioTestCase):",
-             f"    \"\"\"{_docstring(summary)}\"\"\"", "",
+             '"""', "", "import blanket", *import_lines(setup, function, qualname), "", "",
+             f"class {class_name(function)}(blanket.ScenarioTestCase):",
+             f"    \"\"\"{docstring(summary)}\"\"\"", "",
              "    def test_schedule(self) -> None:"]
     listed = "".join(f"\n            {str(step)!r}," for step in steps)
     if listed:
         listed += "\n        "
     # A race is the failure: the replay fails while an access races.
     races = ', races="fail"' if kind == "race" else ""
-    lines.append(f"        self.replay({function}, [{listed}]{races})")
+    if reached is not None:
+        lines.append(f"        self.assertReached({function}, [{listed}], {reached!r})")
+    else:
+        lines.append(f"        self.replay({function}, [{listed}]{races})")
     return "\n".join(lines) + "\n"
 
 
-def _docstring(text: Any) -> str:
+def docstring(text: Any) -> str:
+    """*text* made safe to put between triple quotes."""
     return str(text).replace("\\", "\\\\").replace('"""', "'''")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .races import Race
+from .reached import FileLines, Reach, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..scenario import Scenario
@@ -91,8 +92,10 @@ class Exploration:
     #: Each schedule run to its end (and counted), as the order of threads
     #: let go, e.g. ``("A", "A", "B", ...)``.
     schedules: list[tuple[str, ...]] = field(default_factory=list)
-    #: Whether the search covered its whole space (``"dfs"`` only), having
-    #: seen nothing outside its control (:attr:`unseen` is empty).
+    #: Whether the search covered its whole space, having seen nothing
+    #: outside its control (:attr:`unseen` is empty). For ``"random"`` and
+    #: ``"pct"``: the depth-first pass run beside the samples ended (see
+    #: :attr:`depth_first_runs`), and :attr:`schedules` are its.
     exhausted: bool = False
     #: The first failure found, or ``None``.
     failure: Failure | None = None
@@ -115,6 +118,18 @@ class Exploration:
     #: it reach, which leaves orders out: its summary never says "the whole
     #: space".
     max_preemptions: int | None = None
+    #: For ``"random"`` and ``"pct"``: the runs of the depth-first pass made
+    #: beside the sampled ones, one after each, to tell whether the space is
+    #: smaller than the budget (then the search stops once the pass ends,
+    #: :attr:`exhausted`); included in :attr:`runs`. 0 for ``"dfs"``.
+    depth_first_runs: int = 0
+    #: For each line asked about (``reach=``), as steps name places
+    #: (``"pkg/module.py:42"``): the schedule that ran it with the test
+    #: replaying it, or ``None`` (see :mod:`blanket.exploration.reach`).
+    reached: dict[str, Reach | None] = field(default_factory=dict)
+    #: With ``lines=True``, for each watched file (as steps name it), the
+    #: lines the runs ran and those they did not.
+    lines: dict[str, FileLines] = field(default_factory=dict)
 
     @property
     def count(self) -> int:
@@ -133,7 +148,14 @@ class Exploration:
             space = (", the whole space" if self.max_preemptions is None else
                      f", all it reached with at most {self.max_preemptions} preemption(s) "
                      "(bounded: not every order)")
+            if self.strategy != "dfs":
+                space += (f" (a depth-first pass of {self.depth_first_runs} run(s) beside "
+                          "the samples ran every order)")
         unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
+        if self.strategy != "dfs" and not (self.exhausted or self.unseen or self.failure):
+            unseen = ("; how much of the space they cover is not known: a depth-first "
+                      f"pass of {self.depth_first_runs} run(s) beside them did not end")
         races = f", {len(self.races)} data race(s)" if self.races else ""
         return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
-                f"{self.elapsed:.2f} s{unseen}; {found}")
+                f"{self.elapsed:.2f} s{unseen}; {found}"
+                f"{summary(self.reached, self.exhausted, self.max_preemptions)}")

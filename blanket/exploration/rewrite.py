@@ -20,7 +20,7 @@ import types
 from typing import Any
 
 from .._bytecode import Assembly, Instruction, call_template
-from .ccalls import CallSite, ItemSite, MethodSite
+from .ccalls import CallSite, ItemSite, IterSite, MethodSite
 from .realprims import METHODS as PRIMITIVE_METHODS
 from .sites import Site, use_target
 
@@ -42,7 +42,6 @@ _OPCODES: dict[str, tuple[bool, int, int | None]] = {
     "BINARY_SLICE": (False, 3, None),
     "STORE_SLICE": (True, 3, None),
     "CONTAINS_OP": (False, 1, None),
-    "GET_ITER": (False, 1, None),
     "LOAD_GLOBAL": (False, 0, 1),
     "STORE_GLOBAL": (True, 0, 0),
     "DELETE_GLOBAL": (True, 0, 0),
@@ -98,6 +97,12 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
                 use = len(consts)
                 consts.append(use_target)
             inserted += _replace(use, instruction, 1, [])
+        if instruction.name == "GET_ITER":  # what the loop goes over, replaced
+            stepped = IterSite(code.co_qualname, code.co_filename, instruction.position[0],
+                               scope)
+            sites.append(stepped)
+            inserted += _replace(len(consts), instruction, 1, [])
+            consts.append(stepped.iterate)
         spec = _OPCODES.get(instruction.name)
         if spec is None:
             if inserted:

@@ -23,6 +23,8 @@ wait-for cycle).
 from __future__ import annotations
 
 import gc
+import sys
+import threading
 import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -36,12 +38,16 @@ from . import races
 from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
+from .sites import module_path
 from .unseen import Unseen
+from .watch import BLANKET_FOLDER, Transitive
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker
     from ..transaction import Transaction
     from .sites import Site
+
+_NOT_THE_CALLERS = (BLANKET_FOLDER, threading.__file__)
 
 
 class Option:
@@ -88,6 +94,22 @@ def dependent(a: str, b: str) -> bool:
 READ = f"{MEMORY}read:"
 
 
+def parked_at(tx: Transaction) -> str:
+    """Where in the code *tx*'s call was made, its thread parked there (or
+    settling the run, in blanket's code): the innermost frame that is
+    neither blanket's nor ``threading``'s, as ``file:line`` with the file
+    by its module's path; ``""`` when the thread has no such frame.
+
+    It asks for every thread's frame (on a free-threaded build that stops
+    the world), so it is for messages, not for every step."""
+    frame = sys._current_frames().get(tx.thread.ident or -1)
+    while frame is not None and frame.f_code.co_filename.startswith(_NOT_THE_CALLERS):
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
+
+
 class Run:
     """One run of the scenario, with the scheduler's seat taken by a chooser."""
 
@@ -112,6 +134,9 @@ class Run:
             self.watch.parks = parks
         # The threads and primitives the watched code makes are the run's.
         scenario.adopt = racy is not None or parks is not None
+        if scenario.adopt:  # and the code they call is watched: the exploration's rule
+            self.watch.transitive = (unseen.transitive if unseen is not None
+                                     and unseen.transitive else Transitive())
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:
@@ -351,6 +376,10 @@ class Run:
             return
         finally:
             self.scenario.close_injections()  # the next run's setup injects afresh
+        stuck = None  # a deadlock the invariant judges: it says if it is a failure
+        if self.failure is not None and getattr(self.invariant, "judges_deadlocks", False):
+            # (a linearizability check: a get of an empty queue may block)
+            (_, stuck), self.failure = self.failure, None
         if self.failure is None and not self.redundant:
             for thread in self.threads:
                 if thread in core.errors:
@@ -362,7 +391,9 @@ class Run:
                     self.invariant()
                 except Exception as error:  # noqa: BLE001 - any failure of the check
                     trace = "".join(traceback.format_exception(error)).rstrip()
-                    self.failure = ("invariant", f"the invariant failed:\n{trace}")
+                    failed = f"the invariant failed:\n{trace}"
+                    self.failure = ("invariant", failed) if stuck is None else (
+                        "deadlock", f"{stuck}\n{failed}")
 
     def races(self) -> tuple[list[Race], set[Site]]:
         """The data races among the run's accesses, and their sites."""

@@ -20,6 +20,10 @@ which one is the strategy's choice:
     probabilistic concurrency testing: random thread priorities with
     *depth* - 1 priority change points.
 
+Beside the random strategies' samples a depth-first pass runs, one run
+after each, so that a space smaller than the budget is known to be whole
+once the pass ends (the search then stops).
+
 Real time never passes: a call whose outcome depends on its timeout is two
 choices, waited for in time or expired at once.
 
@@ -42,20 +46,26 @@ from __future__ import annotations
 import random
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 
 from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
-from .dfs import DepthFirst
+from .dfs import DepthFirst, NotDeterministic
+from .processes import check as check_processes
+from .processes import search as search_processes
+from .processwide import Snapshot
 from .races import Race
 from .races import report as races_report
+from .reach import Goal, goal
 from .reproduce import reproduce
 from .result import Exploration, Failure, Setup
-from .run import Run, run_once
+from .run import Chooser, Run, run_once
 from .runners import Runners
 from .sites import Site
 from .unseen import Unseen
+from .watch import Transitive
 
 STRATEGIES = ("dfs", "random", "pct")
 #: What :func:`explore` does with data races on plain shared state.
@@ -132,15 +142,20 @@ def _failure(setup: Setup, run: Run) -> Failure:
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
-            timeout: float = 10.0, name: str | None = None, races: str = "report"
-            ) -> Exploration:
+            timeout: float = 10.0, name: str | None = None, races: str = "report",
+            exclude: Iterable[object] = (), reach: object = None, lines: bool = False,
+            processes: int = 1) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
     *strategy* is ``"dfs"`` (every order, with partial-order reduction and at
     most *max_preemptions* preemptions when given), ``"random"`` or ``"pct"``
     (seeded by *seed*; *depth* is PCT's bug depth). At most *max_schedules*
-    schedules are counted. *shard* (``"i/n"`` or ``(i, n)``) runs only the
+    schedules are counted. Each sampled run is followed by one run of a
+    depth-first pass of the same scenario: when it ends (nothing unseen) the
+    search stops, every order run, and says so; until then its summary says
+    how much of the space the samples covered is not known.
+    *shard* (``"i/n"`` or ``(i, n)``) runs only the
     i-th of n disjoint parts of the search, split by the first *split_depth*
     choices of each schedule (by run number for the random strategies).
     The depth-first search first runs each such prefix once, in every
@@ -149,14 +164,36 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     named in :attr:`Exploration.unseen`.
     *timeout* bounds each wait for the threads to settle.
 
-    The threads' targets (and whatever ``scenario.instrument`` names) are
-    watched for data races on plain shared state (:mod:`blanket.exploration.watch`):
-    each race found makes its accesses steps of the following runs (a new
-    one restarts the search), and is listed on the result. *races* is
+    The Python code the threads run is watched for data races on plain
+    shared state (:mod:`blanket.exploration.watch`): their targets, what
+    ``scenario.instrument`` names, and every function they call,
+    transitively, but blanket's own, ``threading``'s, the import system's
+    and what *exclude* names (module names, each standing for its
+    submodules too, modules and functions; excluded code that runs is named
+    in :attr:`Exploration.unseen`: it was not watched). A function first
+    met running unwatched (called by C code: a property, a ``with`` block's
+    ``__enter__``, a callback of ``sorted``) is watched from then on, and
+    the search restarts. Each race found makes its accesses steps of the
+    following runs (a new one restarts the search), and is listed on the
+    result. *races* is
     ``"report"`` (that), ``"fail"`` (a race is also a failure) or ``"off"``
     (nothing watched: steps at calls on primitives only). What watched code
     makes with ``threading`` (threads, locks, ...) is the run's own
-    (:mod:`blanket.exploration.adopt`).
+    (:mod:`blanket.exploration.adopt`). ``logging``'s loggers and handlers
+    are put back after every run as they were before the first
+    (:mod:`blanket.exploration.processwide`).
+
+    *reach* names lines to run (``"pkg/module.py:42"``, ``(function, 42)``
+    or a list of them: see :mod:`blanket.exploration.reach`): the search
+    also stops once a run has run each of them, and
+    :attr:`Exploration.reached` gives the schedule and the test. With
+    *lines*, :attr:`Exploration.lines` says which lines of the watched
+    files the runs ran, and which no order runs when the search covered
+    every order.
+
+    *processes* > 1 runs the shards of the search in that many local
+    processes and merges them (:mod:`blanket.exploration.processes`): the
+    same schedules; the setup must be importable.
     """
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
@@ -165,93 +202,234 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("split_depth", split_depth, 1)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
-    with one_cpu():  # a run's threads go one at a time: see blanket.exploration.affinity
+    if isinstance(exclude, str):
+        exclude = (exclude,)
+    if check_processes(setup, processes) > 1:
+        if shard is not None:
+            raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
+                             "run the shards themselves")
+        return search_processes(explore, setup, processes, {
+            "strategy": strategy, "max_schedules": max_schedules,
+            "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
+            "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
+            "exclude": exclude, "reach": reach, "lines": lines})
+    transitive = Transitive(exclude)
+    aim = goal(setup, reach, lines, timeout)
+    # A run's threads go one at a time (see blanket.exploration.affinity);
+    # the lines looked for are probed for the whole search.
+    with one_cpu(), aim or nullcontext():
         runners = Runners()
         try:
             return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                           split_depth, timeout, name, races, runners)
+                           split_depth, timeout, name, races, runners, transitive, aim)
         finally:
             runners.close()  # nothing left running, however the search ended
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
-            timeout: float, name: str | None, races: str, runners: Runners) -> Exploration:
+            timeout: float, name: str | None, races: str, runners: Runners,
+            transitive: Transitive, aim: Goal | None = None) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
-    run on *runners*."""
-    racy: set[Site] | None = None if races == "off" else set()
-    seen: set[Race] = set()
+    run on *runners*; *transitive* says what is watched, *aim* the lines
+    looked for."""
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
-    result = Exploration(strategy, max_preemptions=max_preemptions)
-    unseen = Unseen()
-    started = time.monotonic()
-    search = DepthFirst(max_preemptions, split_depth) if strategy == "dfs" else None
-    length = 1
-    number = 0
-    loose: Run | None = None  # a failure its schedule does not make
-    late: list[str] = []  # sites of races met after the split, in this shard only
-    while len(result.schedules) < max_schedules:
-        if search is None:
-            if number >= max_schedules:  # the run numbers are split, not the count
-                break
-            mine = number % count == index - 1
-            number += 1
-            if not mine:
-                continue
-            rng = random.Random(f"{seed}/{number}")
-            chooser = (uniform.chooser(rng) if strategy == "random"
-                       else pct.chooser(rng, depth, length))
-            run = run_once(setup, title, timeout, chooser, unseen,
-                       racy, runners=runners)
+    searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
+                           split_depth, transitive, aim)
+    try:
+        if strategy == "dfs":
+            searching.result.max_preemptions = max_preemptions
+            _depth_first(searching, max_schedules, max_preemptions)
         else:
-            run = run_once(setup, title, timeout, search.choose, unseen,
-                       racy, runners=runners)
-            search.analyse(run.trace, run.pending)
-            prefix = run.marks(split_depth)
-            mine = _owner(prefix, count) == index
+            _sample(searching, strategy, max_schedules, seed, depth)
+        return searching.finish()
+    finally:
+        searching.before.restore()  # as before the search, however it ended
+
+
+#: How one run left the search: it ends at the run's failure, or once it
+#: ran every line looked for (``reach=``); it starts again, the run having
+#: met new data races; it goes on; or (a depth-first search's) it was the
+#: last.
+FAILED, REACHED, GROWN, GOING, ENDED = "failed", "reached", "grown", "going", "ended"
+
+
+class _Searching:
+    """One search in progress: its result so far, and what its runs met."""
+
+    def __init__(self, setup: Setup, strategy: str, title: str, timeout: float, races: str,
+                 runners: Runners, index: int, count: int, split_depth: int,
+                 transitive: Transitive, aim: Goal | None) -> None:
+        self.setup, self.title, self.timeout, self.races = setup, title, timeout, races
+        self.runners, self.index, self.count = runners, index, count
+        self.split_depth = split_depth
+        #: The sites of the data races found: they park (None: nothing watched).
+        self.racy: set[Site] | None = None if races == "off" else set()
+        self.seen: set[Race] = set()
+        self.result = Exploration(strategy)
+        self.unseen = Unseen()
+        #: What is watched (see :class:`~blanket.exploration.watch.Transitive`).
+        self.transitive = transitive
+        if self.racy is not None:
+            self.unseen.transitive = transitive
+        #: The lines looked for (``reach=``, ``lines=``), if any.
+        self.aim = aim
+        if aim is not None:
+            aim.start(self.result)
+        self.started = time.monotonic()
+        self.loose: Run | None = None  # a failure its schedule does not make
+        self.late: list[str] = []  # sites of races met after the split, in this shard only
+        #: Why the search could not tell the whole space, besides what was unseen.
+        self.doubts: list[str] = []
+        #: The process-wide state every run starts from (logging's).
+        self.before = Snapshot()
+
+    @property
+    def unknowable(self) -> bool:
+        """Whether the runs met what makes their space not the program's
+        (:attr:`Exploration.unseen`): no search could tell it whole."""
+        return bool(self.unseen.notes or self.late or self.doubts)
+
+    def run(self, choose: Chooser) -> Run:
+        """One run of the scenario, *choose* picking its steps; the
+        process-wide state put back after it (see
+        :mod:`blanket.exploration.processwide`)."""
+        try:
+            return run_once(self.setup, self.title, self.timeout, choose, self.unseen,
+                            self.racy, runners=self.runners)
+        finally:
+            self.before.restore()
+
+    def take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
+             search: DepthFirst | None) -> str:
+        """Count *run* (its schedule among *schedules* when it is this shard's,
+        *mine*; *search* the depth-first search that made it, if one did):
+        :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`."""
+        result = self.result
         result.runs += 1
-        length = max(length, len(run.taken))
         if mine and not run.redundant:
-            result.schedules.append(run.marks())
+            schedules.append(run.marks())
         grown = False
-        if racy is not None:
+        if self.racy is not None:
             found, sites = run.races()
-            result.races += [race for race in found if race not in seen]
-            seen.update(found)
-            new = sites - racy
+            result.races += [race for race in found if race not in self.seen]
+            self.seen.update(found)
+            new = sites - self.racy
             grown = bool(new)
-            racy |= sites
-            if new and search is not None and not search.top and count > 1:
-                late += sorted({site.place for site in new})
-            if found and races == "fail" and run.failure is None:
+            self.racy |= sites
+            if new and search is not None and not search.top and self.count > 1:
+                self.late += sorted({site.place for site in new})
+            if found and self.races == "fail" and run.failure is None:
                 run.failure = ("race", races_report(found))
+            if self.transitive.grown:  # code the run did not watch, watched from now on
+                # (In a shard too: the other shards' runs meet it themselves
+                # where they run it.)
+                self.transitive.grown, grown = False, True
+        reached = self.aim is not None and self.aim.note(run, result, grown)
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
-                result.failure = _failure(setup, run)
-                break
+                result.failure = _failure(self.setup, run)
+                return FAILED
             # The threads ran free through accesses that were no steps yet (on
             # a free-threaded build, in parallel): the schedule does not make
             # this failure, so no test could replay it. Search on with them as
             # steps; report it only if that search finds nothing.
-            loose = loose or run
-        if grown:
-            # New scheduling points: the space searched so far is not the
-            # scenario's. Search again; the schedules counted are the new search's.
+            self.loose = self.loose or run
+        if reached:  # every line looked for ran
+            return REACHED
+        # New scheduling points: the space searched so far is not the
+        # scenario's. Search again; the schedules counted are the new search's.
+        return GROWN if grown else GOING
+
+    def depth_first(self, search: DepthFirst, schedules: list[tuple[str, ...]]) -> str:
+        """One run of the depth-first *search*, counted among *schedules* when
+        its prefix is this shard's: as :meth:`take`, or ``"ended"`` when it
+        was the search's last."""
+        run = self.run(search.choose)
+        search.analyse(run.trace, run.pending)
+        mine = _owner(run.marks(self.split_depth), self.count) == self.index
+        went = self.take(run, mine, schedules, search)
+        return went if went != GOING or search.advance(mine) else ENDED
+
+    def finish(self) -> Exploration:
+        """The result, the search over."""
+        result = self.result
+        if result.failure is None and self.loose is not None:
+            result.failure = _failure(self.setup, self.loose)
+        result.unseen = self.unseen.notes + self.doubts
+        if self.late:
+            result.unseen.append(
+                f"shard {self.index}/{self.count}: data race(s) at "
+                f"{', '.join(dict.fromkeys(self.late))} met after the split, in this "
+                "shard's runs: the other shards do not park there")
+        result.exhausted = result.exhausted and not result.unseen
+        result.elapsed = time.monotonic() - self.started
+        if self.aim is not None:
+            self.aim.finish(result)
+        return result
+
+
+def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int | None
+                 ) -> None:
+    """The ``"dfs"`` strategy, at most *max_schedules* schedules counted."""
+    result = searching.result
+    search = DepthFirst(max_preemptions, searching.split_depth)
+    while len(result.schedules) < max_schedules:
+        went = searching.depth_first(search, result.schedules)
+        if went in (FAILED, REACHED):
+            return
+        if went == GROWN:
             result.schedules.clear()
-            if search is not None:
-                search = DepthFirst(max_preemptions, split_depth)
-                continue
-        if search is not None and not search.advance(mine):
+            # What the earlier runs met is met again by the new search if it
+            # is there still; what code then unwatched met (a real lock it
+            # took, now the scenario's) is not.
+            searching.unseen.forget()
+            search = DepthFirst(max_preemptions, searching.split_depth)
+        elif went == ENDED:
             result.exhausted = True
-            break
-    if result.failure is None and loose is not None:
-        result.failure = _failure(setup, loose)
-    result.unseen = unseen.notes
-    if late:
-        result.unseen.append(
-            f"shard {index}/{count}: data race(s) at {', '.join(dict.fromkeys(late))} met "
-            "after the split, in this shard's runs: the other shards do not park there")
-    result.exhausted = result.exhausted and not result.unseen
-    result.elapsed = time.monotonic() - started
-    return result
+            return
+
+
+def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
+            depth: int) -> None:
+    """The ``"random"`` and ``"pct"`` strategies: the runs numbered 1 to
+    *max_schedules* that are this shard's, each followed by one run of a
+    depth-first pass of the same scenario (this shard's part of it). When
+    the pass ends, nothing unseen, every order has been run: the search
+    stops, its schedules the pass's. Until then, how much of the space the
+    samples covered is not known."""
+    result = searching.result
+    index, count = searching.index, searching.count
+    passing = DepthFirst(None, searching.split_depth)
+    passed: list[tuple[str, ...]] = []  # the pass's schedules, this shard's
+    length = 1
+    for number in range(1, max_schedules + 1):
+        if (number - 1) % count != index - 1:  # the run numbers are split, not the count
+            continue
+        rng = random.Random(f"{seed}/{number}")
+        chooser = (uniform.chooser(rng) if strategy == "random"
+                   else pct.chooser(rng, depth, length))
+        run = searching.run(chooser)
+        length = max(length, len(run.taken))
+        went = searching.take(run, True, result.schedules, None)
+        # Once something is unseen no pass could tell the whole space: it stops.
+        if went == GOING and not searching.unknowable:
+            result.depth_first_runs += 1
+            try:
+                went = searching.depth_first(passing, passed)
+            except NotDeterministic as error:
+                result.runs += 1  # torn down half-way, but run
+                searching.doubts.append(f"{error.summary} (the depth-first pass beside "
+                                        "the samples stopped there)")
+        if went in (FAILED, REACHED):
+            return
+        if went == GROWN:  # the pass's steps are not the scenario's any more
+            result.schedules.clear()
+            passed.clear()
+            searching.unseen.forget()  # (as the depth-first search does)
+            passing = DepthFirst(None, searching.split_depth)
+        elif went == ENDED and not searching.unknowable:
+            result.schedules[:] = passed
+            result.exhausted = True
+            return

@@ -19,10 +19,10 @@ import os
 import threading
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .realprims import BOUND, REAL_KINDS
+from .realprims import REAL_KINDS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .watch import Watch
@@ -42,19 +42,131 @@ _MAKERS: dict[int, str] = {
             "Event", "Barrier")))}
 
 
+#: The code objects that need no watching by the time they run, by id
+#: (each kept alive, so that its id is not reused): the rewritten ones
+#: (:class:`~blanket.exploration.watch.Watch` adds each as it installs it)
+#: and those never watched (blanket's own, ...).
+SETTLED: dict[int, types.CodeType] = {}
+
+
+@typing.no_type_check
+def _function(function: types.FunctionType, _settled: Any = SETTLED, _id: Any = id) -> object:
+    """A Python function about to be called: watched first, unless its
+    code is rewritten already (by the code object's id: the function is
+    kept by whoever calls it, and the code by :data:`SETTLED`)."""
+    if _id(function.__code__) not in _settled:
+        _reach(function)
+    return function
+
+
+@typing.no_type_check
+def _method(method: types.MethodType, _real: Any = REAL_KINDS) -> object:
+    """A bound method about to be called: a real primitive's is its twin's
+    (see :mod:`blanket.exploration.realprims`); else its function is
+    watched first."""
+    if type(method.__self__) in _real:
+        return _adopted("method", method)
+    function = method.__func__
+    if type(function) is types.FunctionType:
+        _function(function)
+    return method
+
+
+@typing.no_type_check
+def _builtin(builtin: types.BuiltinMethodType, _real: Any = REAL_KINDS) -> object:
+    """A builtin about to be called: a real lock's method is its twin's."""
+    return builtin if type(builtin.__self__) not in _real else _adopted("method", builtin)
+
+
+@typing.no_type_check
+def _partial(partial: functools.partial[Any]) -> object:
+    call_target(partial.func)
+    return partial
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type()
+
+
+@typing.no_type_check
+def _class(kind: type) -> object:
+    """A class about to be called: its Python ``__new__`` and ``__init__``
+    watched first (looked up in its classes' namespaces, not through
+    attributes a metaclass might compute)."""
+    if not kind.__flags__ & _HEAP_TYPE:  # a builtin type: C code only
+        return kind
+    for name in ("__new__", "__init__"):
+        found = _lookup(kind, name)
+        if type(found) is staticmethod:  # __new__
+            found = found.__func__
+        if type(found) is types.FunctionType:
+            _function(found)
+    return kind
+
+
+@typing.no_type_check
+def _instance(instance: object) -> object:
+    """An instance of a class with a Python ``__call__``, about to be called."""
+    found = _lookup(type(instance), "__call__")
+    if type(found) is types.FunctionType:  # (unless the class changed it since)
+        _function(found)
+    return instance
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
+def _same(callee: object) -> object:
+    """A callee with no Python code to watch (a builtin, ...)."""
+    return callee
+
+
+def _lookup(kind: type, name: str) -> object:
+    """*name* in the namespace of the first of *kind*'s classes that has it."""
+    for klass in kind.__mro__:
+        found = klass.__dict__.get(name)
+        if found is not None:
+            return found
+    return None
+
+
+#: What :func:`call_target` does with a callee, by its exact type: each
+#: handler returns what to call instead (the callee itself, its code
+#: watched, ...). A type not listed gets one on its callee's first call:
+#: a metaclass's classes are classes, an instance's class may have a Python
+#: ``__call__``. Other checks before a call add a line here.
+FOLLOW: dict[type, Callable[[Any], object]] = {
+    types.FunctionType: _function, types.MethodType: _method, functools.partial: _partial,
+    type: _class, types.BuiltinMethodType: _builtin, types.MethodWrapperType: _same,
+    types.WrapperDescriptorType: _same, types.MethodDescriptorType: _same}
+
+
 @typing.no_type_check  # (typeguard stays off it: it runs at every call)
 def call_target(callee: object, _kind_of: Any = _MAKERS.get, _id: Any = id,
-                _type: Any = type, _bound: Any = BOUND, _real: Any = REAL_KINDS) -> object:
+                _follow: Any = FOLLOW.get, _type: Any = type) -> object:
     """What a call in watched code calls instead of *callee*: the adopting
     scenario's maker when *callee* is ``threading``'s, the twin's method
-    when it is a bound method of a real primitive, else *callee*. (Run
-    before every call of watched code: a dictionary look-up and a set's;
-    the look-ups of the global names are saved as defaults.)"""
+    when it is a bound method of a real primitive, else *callee*, its
+    Python code watched first (see :data:`FOLLOW`). (Run before every call
+    of watched code: two dictionary look-ups and the callee's type's
+    handler; the look-ups of the global names are saved as defaults.)"""
     kind = _kind_of(_id(callee))
-    if kind is None:
-        return callee if _type(callee) not in _bound or _type(callee.__self__) not in _real \
-            else _adopted("method", callee)
-    return _maker(kind, callee)
+    if kind is not None:
+        return _maker(kind, callee)
+    handler = _follow(_type(callee))
+    if handler is None:
+        handler = _handler(_type(callee))
+    return handler(callee)
+
+
+def _handler(kind: type) -> Callable[[Any], object]:
+    """The handler of callees of type *kind* (a metaclass, a class of
+    callable instances, ...), kept in :data:`FOLLOW`."""
+    if issubclass(kind, type):
+        handler: Callable[[Any], object] = _class
+    elif type(_lookup(kind, "__call__")) is types.FunctionType:
+        handler = _instance
+    else:
+        handler = _same
+    FOLLOW[kind] = handler
+    return handler
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every with)
@@ -66,12 +178,19 @@ def use_target(value: object, _type: Any = type, _real: Any = REAL_KINDS) -> obj
     return value if _type(value) not in _real else _adopted("use", value)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at calls of code not watched yet)
+def _reach(function: types.FunctionType) -> None:
+    """*function*, not watched yet, is about to run in the calling thread:
+    its scenario's watch decides (see :meth:`Watch.reached
+    <blanket.exploration.watch.Watch.reached>`)."""
+    state = _thread_state()
+    if state is not None:
+        state[1].reached(function)
+
+
 def _adopting() -> Watch | None:
     """The calling thread's watch, if its scenario adopts and is entered."""
-    try:
-        state = _local.state
-    except AttributeError:
-        state = _thread_record()
+    state = _thread_state()
     if state is None:
         return None
     watch = state[1]
@@ -131,6 +250,7 @@ class Site:
         in two packages are told apart."""
         return f"{module_path(self.file, self.scope)}:{self.line}"
 
+    @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def hit(self, target: object) -> None:
         """The access is about to happen to *target*: record it."""
         record(self, target, self.name, self.write)
@@ -161,6 +281,7 @@ def module_path(file: str, scope: dict[str, Any]) -> str:
     return _module_path(file, module)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access)
 def record(site: Site, target: object, name: str | None, write: bool) -> None:
     """Record the access in the calling thread's list; park a racy one."""
     try:
@@ -183,6 +304,15 @@ def accesses(record: list[Any]) -> Iterator[Access]:
     return zip(items, items, items, items, items, strict=True)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every call and with)
+def _thread_state() -> tuple[list[Any], Watch] | None:
+    """The calling thread's record and watch (``None``: it records nothing)."""
+    try:
+        return _local.state
+    except AttributeError:
+        return _thread_record()
+
+
 def _thread_record() -> tuple[list[Any], Watch] | None:
     """The calling thread's record, made on its first access: threads of a
     scenario that watches record, others (the scheduler) do not."""
@@ -193,6 +323,7 @@ def _thread_record() -> tuple[list[Any], Watch] | None:
     return state
 
 
+@typing.no_type_check  # (typeguard's check of *target* would ask the object itself)
 def describe(target: object, name: str | None, site: Site) -> str:
     """What an access reaches, for steps and reports: ``Counter.count``,
     ``module.name`` for a global, ``dict`` for a container, the variable's
@@ -203,9 +334,15 @@ def describe(target: object, name: str | None, site: Site) -> str:
         return name
     if site.depth == 0:
         return f"{site.scope.get('__name__', '?')}.{name}"
-    if isinstance(target, (type, types.ModuleType)):
-        return f"{target.__name__}.{name}"
-    return f"{type(target).__name__}.{name}"
+    kind = type(target)
+    # Asked of the type, never of the object: a module's or an instance's
+    # own __getattribute__ (a lazy module's, say) is code under test, and
+    # would run inside blanket's bookkeeping.
+    if issubclass(kind, type):
+        return f"{type.__dict__['__name__'].__get__(target, kind)}.{name}"
+    if issubclass(kind, types.ModuleType):
+        return f"{object.__getattribute__(target, '__dict__').get('__name__', '?')}.{name}"
+    return f"{kind.__name__}.{name}"
 
 
 def is_item(site: Site) -> bool:

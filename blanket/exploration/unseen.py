@@ -29,17 +29,20 @@ calls other than the real primitives' methods and ``time.sleep`` (sockets,
 from __future__ import annotations
 
 import _thread
+import functools
 import os
 import sys
 import threading
 import time
+import types
 import typing
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
 from .. import sleepers
-from .watch import BLANKET_FOLDER
+from .sites import SETTLED
+from .watch import BLANKET_FOLDER, Transitive
 
 _THREADING = threading.__file__
 
@@ -53,9 +56,13 @@ _PY_PRIMITIVES = (threading.Condition, threading.Semaphore, threading.Event, thr
 _C_CALLS = {
     id(time.sleep): ("time.sleep", "blocking call time.sleep"),
     id(_thread.start_new_thread):
-        ("thread", "thread started outside blanket by _thread.start_new_thread"),
+        ("_thread.start_new_thread",
+         "thread started outside blanket by _thread.start_new_thread"),
 }
 _THREAD_START = id(_thread.start_new_thread)
+# The callables that are C code (a builtin, a C type's method).
+_C_CODE = frozenset({types.BuiltinFunctionType, types.MethodWrapperType,
+                     types.MethodDescriptorType, types.WrapperDescriptorType})
 
 Profile = Callable[[FrameType, str, Any], object]
 
@@ -83,16 +90,29 @@ class Unseen:
     sentences in the order first met (each once)."""
 
     def __init__(self) -> None:
-        # Keyed by what was met and where: a thread's name differs run to run.
-        self._notes: dict[tuple[str, str], str] = {}
+        # Keyed by what was met and the function it was met in (a thread's
+        # name differs run to run): each gap once, at the first place met.
+        self._notes: dict[tuple[str, ...], str] = {}
+        #: What the exploration watches: the code a thread runs that is not
+        #: watched yet is met there (``None``: nothing is watched).
+        self.transitive: Transitive | None = None
 
     @property
     def notes(self) -> list[str]:
         """What was met, e.g. ``"real Lock used at cache.py:14"``."""
-        return list(self._notes.values())
+        reached = [] if self.transitive is None else list(self.transitive.notes.values())
+        return list(self._notes.values()) + reached
 
-    def _note(self, what: str, site: str, note: str) -> None:
-        self._notes.setdefault((what, site), f"{note} at {site}")
+    def forget(self) -> None:
+        """Forget what was met (the search starts again, with more of the
+        code watched); what :attr:`transitive` noted stays."""
+        self._notes.clear()
+
+    def _note(self, what: str, frame: FrameType, note: str) -> None:
+        code = frame.f_code
+        key = (what, code.co_filename, code.co_qualname)
+        if key not in self._notes:
+            self._notes[key] = f"{note} at {_site(frame)}"
 
     # -- the profile functions ---------------------------------------------
 
@@ -127,8 +147,13 @@ class Unseen:
                 noted = _C_CALLS.get(id(arg))
                 if noted is not None:
                     self._c_call(frame, noted)
-        elif event == "call" and frame.f_code.co_filename == _THREADING:
-            self._threading_call(frame)
+        elif event == "call":
+            code = frame.f_code
+            if code.co_filename == _THREADING:
+                self._threading_call(frame)
+            elif id(code) not in SETTLED and self.transitive is not None \
+                    and id(code) not in self.transitive.judged:
+                self.transitive.met(frame)  # Python code the run does not watch
         elif sleepers.acquiring and event[0] == "c":  # c_return, c_exception
             sleepers.real_return(arg)
 
@@ -137,7 +162,7 @@ class Unseen:
         blanket or threading called it, or a thread given up on unwinds;
         whether it was noted."""
         if not _ours(frame.f_code.co_filename) and not _given_up():
-            self._note(noted[0], _site(frame), noted[1])
+            self._note(noted[0], frame, noted[1])
             return True
         return False
 
@@ -156,13 +181,13 @@ class Unseen:
         this = frame.f_locals.get("self")
         if isinstance(this, _PY_PRIMITIVES):
             kind = type(this).__name__
-            self._note(kind, _site(caller), f"real {kind} used")
+            self._note(kind, caller, f"real {kind} used")
         elif isinstance(this, threading.Thread):
             name = frame.f_code.co_name
             if name == "join":
-                self._note("join", _site(caller), "blocking call Thread.join")
+                self._note("join", caller, "blocking call Thread.join")
             elif name == "start":
-                self._note("thread", _site(caller),
+                self._note("thread", caller,
                            f"thread {this.name!r} started outside blanket")
 
     # -- watching -------------------------------------------------------------
@@ -174,6 +199,16 @@ class Unseen:
     def watch(self, thread: threading.Thread) -> None:
         """Watch what *thread* (a managed thread not yet started) does."""
         target: Callable[..., Any] = thread._target  # type: ignore[attr-defined]
+        called = target
+        while type(called) is functools.partial:
+            called = called.func
+        if self.transitive is not None and type(called) in _C_CODE:
+            # Its own access (getattr(obj, "name"), shared.append) is made by
+            # no watched code, so nothing records it.
+            name = getattr(called, "__qualname__", repr(called))
+            self._notes.setdefault(("target", name), f"thread target {name} is C code: "
+                                   "what it does itself is not watched (call it from a "
+                                   "function)")
 
         def watched(*args: Any, **kwargs: Any) -> Any:
             return self._watching(self._uses, target, *args, **kwargs)

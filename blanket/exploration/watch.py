@@ -2,7 +2,8 @@
 
 ``scenario.instrument(target, ...)`` names the code to watch (functions,
 methods, classes, modules); inside an exploration the targets of
-``scenario.thread`` are watched too. While the scenario is entered each
+``scenario.thread`` are watched too, and every Python function they run,
+transitively (:class:`Transitive`). While the scenario is entered each
 watched function runs a rewritten copy of its code object (the original is
 put back when the scenario exits): before every attribute, subscript and
 global load, store or delete, every ``in`` and every ``iter()``, a call
@@ -15,32 +16,38 @@ finished. A call into C code on a mutable object (a C method, or a C
 function given the object) is an access of the object
 (:mod:`blanket.exploration.ccalls`).
 
-Before every call, too, the callable is checked (one dictionary look-up
-by its id): one of ``threading``'s makers (``Thread``, the primitive
-classes, ``_thread.allocate_lock``) becomes the scenario's own when it
-adopts (:mod:`blanket.exploration.adopt`).
+Before every call, too, the callable is checked
+(:func:`~blanket.exploration.sites.call_target`): one of ``threading``'s
+makers (``Thread``, the primitive classes, ``_thread.allocate_lock``)
+becomes the scenario's own when it adopts (:mod:`blanket.exploration.adopt`),
+and in an exploration a Python callee not yet watched is watched before
+the call runs.
 
 A site :func:`blanket.explore` found racing is *racy*: there the access first
-parks as a call on a :class:`~blanket.exploration.sites.Memory` stand-in, a step the
-scheduler chooses like any other (``A: write Counter.count``).
+parks as a call on a :class:`~blanket.exploration.sites.Memory` stand-in, a
+step the scheduler chooses like any other (``A: write Counter.count``).
 
-Not watched: local variables, code that is not named,
-frames already running when the code was swapped, and threads blanket did
-not start.
+Not watched: local variables, code that is not named (outside an
+exploration) or excluded (see :class:`Transitive`), frames already running when
+the code was swapped, and threads blanket did not start.
 """
 
 from __future__ import annotations
 
 import functools
+import gc
+import inspect
 import os
+import sys
 import threading
 import types
-from collections.abc import Callable, Iterator
+import typing
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..transaction import CallSpec
 from .rewrite import rewrite
-from .sites import Memory, Site, describe, watches
+from .sites import SETTLED, Memory, Site, describe, module_path, watches
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
@@ -49,6 +56,12 @@ if TYPE_CHECKING:  # pragma: no cover
 BLANKET_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # The files of code never watched: blanket's own, and threading's.
 _UNWATCHED = (BLANKET_FOLDER, threading.__file__)
+# Never watched either: the import system (imports are serialized by its own
+# locks, each is one step of the importing thread), and weak references'
+# bookkeeping, which the garbage collector runs in whichever thread it is in.
+_NEVER = ("importlib._bootstrap", "importlib._bootstrap_external", "weakref", "_weakrefset")
+# Where the standard library's Python code is.
+_STDLIB = os.path.dirname(os.__file__) + os.sep
 
 
 _SPECS = {False: CallSpec("Memory", "read"), True: CallSpec("Memory", "write")}
@@ -77,6 +90,10 @@ class Watch:
         #: by kind ("Thread", "Lock", ...); empty unless the scenario adopts
         #: (see :mod:`blanket.exploration.adopt`).
         self.makers: dict[str, Callable[..., Any]] = {}
+        #: What an exploration watches beyond what is named: the Python
+        #: functions the watched code calls (see :class:`Transitive`); ``None``
+        #: outside an exploration or a replay (only what is named).
+        self.transitive: Transitive | None = None
         #: The exploration's current step, which each access is tagged with.
         self.epoch = -1
         #: Each thread's accesses, in the order threads made their first.
@@ -110,10 +127,39 @@ class Watch:
         if watches.get(self.core) is self:  # entered: at once
             self._install(new)
 
+    # (typeguard stays off the functions a thread runs when it meets code
+    # not watched yet: their checks would run the standard library's Python
+    # code (abc, typing) in the thread, on blanket's behalf, and that code,
+    # met first so, could not be watched when the thread's own code calls it.)
+    @typing.no_type_check
+    def reached(self, function: types.FunctionType) -> None:
+        """*function*, whose code is not rewritten, is about to be called by
+        watched code in one of the scenario's threads: watch it first (so
+        that this very call runs watched code), unless :attr:`transitive` says
+        not to."""
+        transitive = self.transitive
+        if transitive is None or not transitive.watches(function):
+            return
+        with self.core.lock:  # two threads may meet it at once (3.13t)
+            if watches.get(self.core) is self and id(function.__code__) not in SETTLED:
+                self.functions.pop(function, None)  # (its code was put back by hand)
+                # With the thread's profile off: the rewriting is blanket's
+                # own work, and what it calls (the standard library's Python
+                # code, a checker's) is no code of the thread's to be met.
+                profile = sys.getprofile()
+                sys.setprofile(None)
+                try:
+                    self._watch([function])
+                finally:
+                    sys.setprofile(profile)
+
     def install(self) -> None:
         """Swap the rewritten code in (the scenario is being entered)."""
         self.records = []
         self.epoch = -1
+        if self.transitive is not None:  # what earlier runs met running unwatched
+            self.functions.update(self.transitive.found)
+            self.transitive.entered = self
         watches[self.core] = self
         self._install(list(self.functions))
 
@@ -121,6 +167,7 @@ class Watch:
         for function in functions:
             original = function.__code__
             function.__code__, sites = rewrite(original, function.__globals__)
+            _settle(function.__code__)
             self._installed.append((function, original))
             places = {place for _, _, place in self.parks}
             for site in sites:
@@ -131,6 +178,8 @@ class Watch:
     def restore(self) -> None:
         """Put every original code object back (the scenario exits)."""
         watches.pop(self.core, None)
+        if self.transitive is not None:
+            self.transitive.entered = None
         restore = self.makers.get("restore")
         if restore is not None:  # the real primitives twinned, as they were
             restore()  # (see blanket.exploration.realprims)
@@ -147,6 +196,9 @@ class Watch:
             self.records.append((thread, record))
         return record, self
 
+    # (typeguard stays off it: its check of *target* would ask the object
+    # itself, whose own __getattribute__ may be watched code that parks here.)
+    @typing.no_type_check
     def park(self, site: Site, target: object, name: str | None, write: bool) -> None:
         """Park the access as a call, for the scheduler to let go."""
         label = describe(target, name, site)
@@ -160,22 +212,256 @@ class Watch:
         self.core.run(memory, _SPECS[write], (), _nothing)
 
 
+def _settle(code: types.CodeType) -> None:
+    """Add the rewritten *code* and the code nested in it (a closure's,
+    a lambda's: rewritten with it) to ``SETTLED``."""
+    if id(code) not in SETTLED:
+        SETTLED[id(code)] = code
+        for const in code.co_consts:
+            if type(const) is types.CodeType:
+                _settle(const)
+
+
 def _functions(target: object) -> Iterator[types.FunctionType]:
-    """The Python functions *target* names (a ``functools.partial``'s)."""
+    """The Python functions *target* names (a ``functools.partial``'s).
+
+    Only the types of values and namespaces are read, never an attribute a
+    class or module could compute: a module's ``__getattr__`` or a lazy
+    attribute (``six.moves``) would import what it stands for."""
     while type(target) is functools.partial:  # not a primitive's SwitchedMethod
         target = target.func
-    target = getattr(target, "__func__", target)
-    if isinstance(target, types.FunctionType):
+    if type(target) in (types.MethodType, staticmethod, classmethod):
+        target = target.__func__  # type: ignore[attr-defined]
+    if type(target) is types.FunctionType:
         yield target
     elif isinstance(target, type):
         for value in vars(target).values():
-            if isinstance(value, property):
-                values = [value.fget, value.fset, value.fdel]
-            else:
-                values = [getattr(value, "__func__", value)]
-            yield from (v for v in values if isinstance(v, types.FunctionType))
+            yield from (v for v in _members(value) if type(v) is types.FunctionType)
     elif isinstance(target, types.ModuleType):
-        for value in vars(target).values():
-            if getattr(value, "__module__", None) == target.__name__ and \
-                    isinstance(value, (type, types.FunctionType)):
+        name = vars(target).get("__name__")
+        for value in list(vars(target).values()):
+            if type(value) is types.FunctionType and value.__module__ == name:
+                yield value
+            elif isinstance(value, type) and vars(value).get("__module__") == name:
                 yield from _functions(value)
+
+
+class Transitive:
+    """What an exploration watches besides the threads' targets and what
+    ``scenario.instrument`` names: every Python function its threads run,
+    but blanket's own, ``threading``'s, the import system's and what
+    *exclude* names (module names, a name standing for its submodules too,
+    modules and functions).
+
+    A function called by watched code is watched before the call runs
+    (:func:`blanket.exploration.sites.call_target`). One entered from C
+    code (a property, ``__eq__``, a ``with`` block's ``__enter__``, a
+    callback of ``sorted`` or ``map``, a generator resumed) ran unwatched:
+    the managed thread's profile (``blanket.exploration.unseen``) finds
+    it (:meth:`met`), and it is watched from the next run on, which the
+    search starts afresh (:attr:`grown`).
+    """
+
+    def __init__(self, exclude: Iterable[object] = ()) -> None:
+        modules: list[str] = []
+        self._excluded: dict[int, tuple[types.CodeType, str]] = {}
+        for entry in exclude:
+            if isinstance(entry, str):
+                modules.append(entry)
+            elif isinstance(entry, types.ModuleType):
+                modules.append(entry.__name__)
+            else:
+                functions = list(_functions(entry)) if callable(entry) else []
+                if not functions:
+                    raise TypeError(f"exclude={entry!r}: expected module names, modules "
+                                    "or functions")
+                for function in functions:
+                    self._excluded[id(function.__code__)] = (
+                        function.__code__, f"{function.__module__}.{function.__qualname__}")
+        self._modules = tuple(modules)
+        #: The functions met running unwatched: watched from the next run on.
+        self.found: dict[types.FunctionType, None] = {}
+        #: Whether :attr:`found` grew since the search last asked.
+        self.grown = False
+        #: Each gap, once: what excluded code ran, what could not be watched.
+        self.notes: dict[str, str] = {}
+        #: The code objects not to watch, by id (each kept alive).
+        self.judged: dict[int, types.CodeType] = {}
+        #: The watch of the run going on (set while its scenario is entered).
+        self.entered: Watch | None = None
+        self._met: dict[int, types.CodeType] = {}
+        self._sources: set[tuple[str, str, int, bytes]] = set()
+        self._theirs: dict[int, types.CodeType] = {}
+
+    @typing.no_type_check  # (see Watch.reached)
+    def watches(self, function: types.FunctionType) -> bool:
+        """Whether *function* is to be watched (what is not is judged once)."""
+        code = function.__code__
+        if id(code) in self._theirs:
+            self._not_theirs(code, function.__globals__)
+            return False
+        return id(code) not in self.judged and self._watched(code, function.__globals__)
+
+    @typing.no_type_check  # (see Watch.reached)
+    def _not_theirs(self, code: types.CodeType, scope: dict[str, Any]) -> None:
+        """Note *code*, which blanket runs itself in the threads, reached by
+        the threads' own code: it is not watched."""
+        place = _place(code, scope)
+        self.notes.setdefault(place, f"not watched: {code.co_qualname} at {place}, "
+                              "which blanket runs itself in the threads")
+
+    @typing.no_type_check  # (see Watch.reached)
+    def _watched(self, code: types.CodeType, scope: dict[str, Any]) -> bool:
+        """Whether *code* (of a function whose globals are *scope*) is to be
+        watched; if not, it is judged, and an exclusion noted."""
+        excluded = self._exclusion(code, scope)
+        if excluded is None:
+            return True
+        if not excluded:  # never watched, in any exploration
+            SETTLED[id(code)] = code
+            return False
+        self.judged[id(code)] = code
+        self.notes.setdefault(excluded, f"excluded from watching: {excluded} (first "
+                              f"{code.co_qualname} at {_place(code, scope)})")
+        return False
+
+    @typing.no_type_check  # (see Watch.reached)
+    def _exclusion(self, code: types.CodeType, scope: dict[str, Any]) -> str | None:
+        """Why *code* is not watched: the exclusion it falls under, ``""``
+        for blanket's own code, threading's and the import system's, or
+        ``None`` when it is watched."""
+        if code.co_filename.startswith(_UNWATCHED):
+            return ""
+        module = str(scope.get("__name__", ""))
+        # (Code made by exec in blanket's modules too, as dataclasses make __init__.)
+        if module in _NEVER or module.partition(".")[0] == "blanket":
+            return ""
+        for prefix in self._modules:
+            if module == prefix or module.startswith(prefix + "."):
+                return prefix
+        excluded = self._excluded.get(id(code))
+        return None if excluded is None else excluded[1]
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at calls of code not judged yet)
+    def met(self, frame: types.FrameType) -> None:
+        """*frame* runs code that is neither rewritten nor judged: the run
+        did not watch it (C code called it). Watch its function at once and
+        in the runs to come; code in no function, or in a function made
+        anew in every run, cannot be watched so: a gap, noted."""
+        code, scope = frame.f_code, frame.f_globals
+        if id(code) in self._theirs:
+            if not _blankets(frame):  # the threads' own code reached it (from C)
+                self._not_theirs(code, scope)
+            return
+        if _library(code.co_filename) and _blankets(frame):
+            # The standard library, an installed package (a checker such as
+            # typeguard) or code made by exec (a namedtuple's) as blanket or
+            # threading run it for themselves (watched, its accesses would be
+            # blanket's own): never watched, met again at each call (any
+            # other caller's is a gap).
+            self._theirs[id(code)] = code
+            if _INSTALLED in code.co_filename:
+                # A checker blanket runs at each of its own calls (typeguard):
+                # judged for good, for the walk up the stack at each of its
+                # calls made a typeguard-checked suite many times slower.
+                self.judged[id(code)] = code
+            return
+        if not self._watched(code, scope):
+            return
+        place = _place(code, scope)
+        # Met before: this is another function of that code (a closure made
+        # anew in every run), or that code made anew (compiled in every run);
+        # watching it from the next run on would restart the search forever.
+        source = (code.co_filename, code.co_qualname, code.co_firstlineno, code.co_code)
+        if id(code) in self._met or source in self._sources:
+            self.judged[id(code)] = code
+            self.notes.setdefault(place, f"function {code.co_qualname} at {place} ran "
+                                  "unwatched: made anew in every run and called by code not "
+                                  "watched (scenario.instrument it in the setup)")
+            return
+        self._met[id(code)] = code
+        self._sources.add(source)
+        # A module's or a class's body (run by exec, an import, a class
+        # statement) is no function's: its code cannot be swapped.
+        in_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
+        functions = _functions_of(frame) if in_function else []
+        if not functions:
+            self.judged[id(code)] = code
+            self.notes.setdefault(place, f"function {code.co_qualname} at {place} ran unwatched: "
+                                  "not found to be watched (scenario.instrument it in the setup)"
+                                  if in_function else "code outside any function ran unwatched: "
+                                  f"{code.co_qualname} at {place}")
+        for function in functions:
+            self.found[function] = None
+            self.grown = True
+            if self.entered is not None:  # pragma: no branch - the profile runs entered
+                self.entered.reached(function)
+
+
+def _functions_of(frame: types.FrameType) -> list[types.FunctionType]:
+    """The functions whose code *frame* runs: found by the code's qualified
+    name in its module (a method, a property's getter), else among the
+    caller's variables (a callback), else among every object (the garbage
+    collector's referrers of the code: once per code object, and not on
+    3.13t, where it does not list functions)."""
+    code = frame.f_code
+    found: dict[types.FunctionType, None] = {}
+
+    def take(values: Iterable[object]) -> None:
+        for value in values:
+            if type(value) in (types.FunctionType, types.MethodType, functools.partial):
+                found.update((f, None) for f in _functions(value) if f.__code__ is code)
+
+    names = code.co_qualname.split(".")
+    if "<locals>" not in names:
+        value = frame.f_globals.get(names[0])
+        for name in names[1:]:  # the namespaces of classes, never their attributes
+            value = vars(value).get(name) if isinstance(value, type) else None
+        take([value] if len(names) == 1 else _members(value))
+    if not found and frame.f_back is not None:
+        take(list(frame.f_back.f_locals.values()))
+    if not found:
+        take(gc.get_referrers(code))
+    return list(found)
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at every entry of a watched namespace)
+def _members(value: object) -> list[object]:
+    """What a class's namespace entry holds functions in (a property's
+    accessors, a static or class method's function), or *value* itself."""
+    kind = type(value)
+    if kind is property or kind is functools.cached_property:
+        return [getattr(value, name, None) for name in ("fget", "fset", "fdel", "func")]
+    if kind in (staticmethod, classmethod):
+        return [value.__func__]
+    return [value]
+
+
+# What the path of an installed package's file has in it.
+_INSTALLED = "-packages" + os.sep
+
+
+def _library(file: str) -> bool:
+    """Whether *file* is the standard library's (frozen or not), an
+    installed package's or made by exec (``<string>``)."""
+    return file.startswith(("<", _STDLIB)) or _INSTALLED in file
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at calls of code not judged yet)
+def _blankets(frame: types.FrameType) -> bool:
+    """Whether blanket or threading called the code *frame* runs, through
+    unwatched code only."""
+    caller = frame.f_back
+    while caller is not None:
+        code = caller.f_code
+        if code.co_filename.startswith(_UNWATCHED):
+            return True
+        if id(code) in SETTLED:  # watched code (or the import system)
+            return False
+        caller = caller.f_back
+    return False
+
+
+def _place(code: types.CodeType, scope: dict[str, Any]) -> str:
+    """Where *code* starts, the file by its module's path."""
+    return f"{module_path(code.co_filename, scope)}:{code.co_firstlineno}"

@@ -1,0 +1,274 @@
+"""Is my class thread-safe? :func:`check_linearizable` and its result.
+
+Scenarios of operations are drawn (:mod:`blanket.linearizability.scenarios`)
+and each is explored by :func:`blanket.explore`, data races watched in the
+object's class and module; every run's history is checked against the
+sequential specification (:mod:`blanket.linearizability.history`). The
+first scenario that fails is made smaller, a thread or an operation at a
+time while it still fails the same way, and its schedule is the one with
+the fewest preemptions a bounded search finds; the failure is reported with
+a test replaying it (:mod:`blanket.linearizability.report`).
+
+The verdict is never stronger than what was seen: a scenario is
+*exhausted* only when the depth-first search covered it and met nothing it
+could not see (:attr:`blanket.Exploration.unseen`), whose notes the result
+carries.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exploration.races import Race
+from ..exploration.reproduce import replay
+from ..exploration.result import Exploration
+from ..exploration.search import STRATEGIES, explore
+from .history import Model
+from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
+from .scenarios import Op, Workload, WorkloadSetup, draw, watched
+
+#: The bound on preemptions of the first pass over the scenarios (with
+#: strategy "dfs" and no bound given): most bugs need no more.
+FIRST_PASS = 2
+
+
+@dataclass
+class Linearizability:
+    """The result of :func:`check_linearizable`."""
+
+    #: The exploration strategy used.
+    strategy: str
+    #: How many scenarios were explored.
+    scenarios: int = 0
+    #: How many distinct schedules were run, in all the scenarios.
+    schedules: int = 0
+    #: For each scenario explored, whether the search covered its whole space
+    #: (``"dfs"`` only, and nothing met that blanket does not see).
+    exhausted: list[bool] = field(default_factory=list)
+    #: The first failure, minimized, or ``None``.
+    failure: LinearizabilityFailure | None = None
+    #: What the explorations met that blanket does not schedule (see
+    #: :attr:`blanket.Exploration.unseen`), each once.
+    unseen: list[str] = field(default_factory=list)
+    #: The data races seen in the object's code, each once.
+    races: list[Race] = field(default_factory=list)
+    #: How many histories were checked.
+    checks: int = 0
+    #: Seconds the check took.
+    elapsed: float = 0.0
+    #: The bound on preemptions of the searches, or ``None``.
+    max_preemptions: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether no failure was found."""
+        return self.failure is None
+
+    def __str__(self) -> str:
+        covered = sum(self.exhausted)
+        if self.scenarios and covered == self.scenarios:
+            space = (", every one's whole space" if self.max_preemptions is None else
+                     f", all each reached with at most {self.max_preemptions} "
+                     "preemption(s) (bounded: not every order)")
+        else:
+            space = f", {covered} of them exhausted"
+        races = f", {len(self.races)} data race(s)" if self.races else ""
+        unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
+        found = ("linearizable" if self.failure is None else
+                 f"a failure: {self.failure}")
+        return (f"{self.strategy}: {self.scenarios} scenario(s){space}, {self.schedules} "
+                f"schedule(s), {self.checks} histories checked{races} in {self.elapsed:.2f} s"
+                f"{unseen}; {found}")
+
+
+@dataclass
+class _Options:
+    """What every exploration of one check is given."""
+
+    make: Callable[[], Any]
+    model: Callable[[], Any] | None
+    partition: Callable[[Op], Hashable] | None
+    strategy: str
+    max_schedules: int
+    max_preemptions: int | None
+    seed: int
+    timeout: float
+    #: The specification's answers, shared by every scenario of the check.
+    answers: Model
+    #: What every run watches (:func:`~blanket.linearizability.scenarios.watched`).
+    targets: list[object]
+
+    def setup(self, workload: Workload) -> WorkloadSetup:
+        return workload.setup(self.make, self.answers, partition=self.partition,
+                              targets=self.targets)
+
+    def explore(self, workload: Workload, **bounds: Any) -> tuple[Exploration, WorkloadSetup]:
+        setup = self.setup(workload)
+        options: dict[str, Any] = {
+            "strategy": self.strategy, "max_schedules": self.max_schedules,
+            "max_preemptions": self.max_preemptions, "seed": self.seed,
+            "timeout": self.timeout, **bounds}
+        return explore(setup, name=setup.__qualname__, **options), setup
+
+
+def _check(make: object, operations: object, counts: Mapping[str, object],
+           model: object, partition: object) -> None:
+    """Refuse what :func:`check_linearizable` cannot run."""
+    if not callable(make):
+        raise TypeError(f"check_linearizable: make={make!r} is not callable: expected a "
+                        "factory of the object under test")
+    if not isinstance(operations, Sequence) or isinstance(operations, str) \
+            or not operations or not all(map(callable, operations)):
+        raise TypeError(f"operations={operations!r}: expected a non-empty sequence of "
+                        "callables op(obj)")
+    for name, value in counts.items():
+        least = 1 if name in ("threads", "operations_per_thread", "scenarios") else 0
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name}={value!r}: expected an int")
+        if value < least:
+            raise ValueError(f"{name}={value}: expected at least {least}")
+    for name, value in (("model", model), ("partition", partition)):
+        if value is not None and not callable(value):
+            raise TypeError(f"{name}={value!r}: expected a callable or None")
+
+
+def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
+                       threads: int = 2, operations_per_thread: int = 2,
+                       scenarios: int = 50, seed: int = 0,
+                       model: Callable[[], Any] | None = None, strategy: str = "dfs",
+                       max_schedules: int = 10_000, max_preemptions: int | None = None,
+                       timeout: float = 10.0, prefix: int = 0, suffix: int = 0,
+                       partition: Callable[[Op], Hashable] | None = None) -> Linearizability:
+    """Check that the objects *make* builds are linearizable under the
+    *operations* (callables ``op(obj)``; what one returns or raises is its
+    result).
+
+    Up to *scenarios* distinct scenarios of *threads* x
+    *operations_per_thread* operations are drawn from *operations*, seeded
+    by *seed*, with *prefix* operations run before the threads start and
+    *suffix* after they end; each is explored with :func:`blanket.explore`
+    (*strategy*, *max_schedules*, *max_preemptions*, *timeout* as there,
+    data races watched in the object's class and module), and each run's
+    results must be those of some order of its calls, one at a time, that
+    keeps the real-time order, run on *model* (by default *make*).
+    *partition*, when given, maps an operation to the independent part it
+    acts on (a key of a map, say): each part is checked alone.
+
+    The first scenario that fails stops the check; it is minimized and
+    reported with a test that replays it (:class:`LinearizabilityFailure
+    <blanket.linearizability.report.LinearizabilityFailure>`).
+    """
+    counts = {"threads": threads, "operations_per_thread": operations_per_thread,
+              "scenarios": scenarios, "prefix": prefix, "suffix": suffix}
+    _check(make, operations, counts, model, partition)
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
+    options = _Options(make, model, partition, strategy, max_schedules, max_preemptions,
+                       seed, timeout, Model(model or make), watched(make, operations))
+    try:
+        return _checked(options, operations, threads, operations_per_thread, scenarios,
+                        prefix, suffix)
+    finally:
+        options.answers.close()
+
+
+def _checked(options: _Options, operations: Sequence[Op], threads: int, per_thread: int,
+             scenarios: int, prefix: int, suffix: int) -> Linearizability:
+    """:func:`check_linearizable`, its arguments checked."""
+    strategy, max_preemptions, seed = options.strategy, options.max_preemptions, options.seed
+    result = Linearizability(strategy, max_preemptions=max_preemptions)
+    started = time.monotonic()
+    workloads = list(draw(operations, threads, per_thread, scenarios, seed, prefix, suffix))
+    # Most bugs need few preemptions: a first pass bounded so finds them soon,
+    # before the whole space of every scenario is run.
+    passes = [FIRST_PASS, None] if strategy == "dfs" and max_preemptions is None \
+        else [max_preemptions]
+    for bound in passes:
+        checks = result.checks
+        result = Linearizability(strategy, max_preemptions=max_preemptions, checks=checks)
+        for workload in workloads:
+            exploration, setup = options.explore(workload, max_preemptions=bound)
+            _count(result, exploration, setup)
+            if exploration.failure is not None:
+                result.failure = _minimized(options, operations, workload, exploration,
+                                            result)
+                break
+        if result.failure is not None:
+            if bound is not None:
+                result.exhausted = [False] * result.scenarios  # bounded: not every order
+            break
+    result.elapsed = time.monotonic() - started
+    return result
+
+
+def _count(result: Linearizability, exploration: Exploration, setup: WorkloadSetup) -> None:
+    """Add one scenario's exploration to *result*."""
+    result.scenarios += 1
+    result.schedules += exploration.count
+    result.exhausted.append(exploration.exhausted)
+    result.checks += setup.specification.checks
+    result.unseen += [note for note in exploration.unseen if note not in result.unseen]
+    result.races += [race for race in exploration.races if race not in result.races]
+
+
+def _preemptions(exploration: Exploration) -> int:
+    """How many times the failing schedule switched away from a thread that
+    still had steps to take (an upper bound on its preemptions)."""
+    assert exploration.failure is not None
+    threads = [step.thread for step in exploration.failure.schedule]
+    return sum(1 for n in range(1, len(threads))
+               if threads[n] != threads[n - 1] and threads[n - 1] in threads[n:])
+
+
+def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
+               found: Exploration, result: Linearizability) -> LinearizabilityFailure:
+    """The failure of *workload*, made smaller while it fails the same way,
+    with the fewest preemptions found; the searches counted in *result*'s
+    checks."""
+    assert found.failure is not None
+    kind = found.failure.kind
+    smaller = True
+    tried = {workload.key(operations)}
+    while smaller:
+        smaller = False
+        for candidate in workload.smaller():
+            if candidate.key(operations) in tried:  # another way to the same one
+                continue
+            tried.add(candidate.key(operations))
+            # A depth-first search of a smaller scenario needs no more
+            # preemptions than the failure found: it stops there.
+            most = _preemptions(found)
+            if options.max_preemptions is not None:
+                most = min(most, options.max_preemptions)
+            limits = {"max_preemptions": most} if options.strategy == "dfs" else {}
+            exploration, setup = options.explore(candidate, **limits)
+            result.checks += setup.specification.checks
+            if exploration.failure is not None and exploration.failure.kind == kind:
+                workload, found, smaller = candidate, exploration, True
+                break
+    for bound in range(_preemptions(found)):
+        exploration, setup = options.explore(workload, strategy="dfs", max_preemptions=bound)
+        result.checks += setup.specification.checks
+        if exploration.failure is not None and exploration.failure.kind == kind:
+            found = exploration
+            break
+    failure = found.failure
+    assert failure is not None
+    # The history to show: the schedule replayed, as the generated test does.
+    setup = options.setup(workload)
+    again = replay(setup, failure.schedule, timeout=options.timeout, name=setup.__qualname__)
+    history = setup.history
+    explanation = explained(failure)
+    if again.failure is None:
+        explanation += f"\n(the replay of this schedule did not fail: {again.diverged})"
+    shown = NOT_LINEARIZABLE if kind == "invariant" else kind
+    results = [f"{name} {outcome or 'pending'}"
+               for name, outcome in zip(workload.names, history.outcomes, strict=True)]
+    summary = f"{shown}: {', '.join(results)}"
+    return LinearizabilityFailure(
+        shown, workload, history, explanation, failure.schedule,
+        source(workload, failure.schedule, shown, summary, options.make, operations,
+               options.model, options.partition))

@@ -1,0 +1,204 @@
+"""The random strategies and their budget (issue 21): a depth-first pass
+runs beside the samples, one run after each; when it ends, every order has
+been run and the search stops, saying so; until then the summary says how
+much of the space the samples covered is not known."""
+
+from __future__ import annotations
+
+import time
+import unittest
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import blanket
+from blanket import Scenario
+
+from .support import quiet_thread_errors
+from .test_explore_shards import late_race
+
+BOUND = 5.0  # every wait of these tests ends well within it
+SAMPLING = ("random", "pct")
+
+
+def two_orders(scenario: Scenario) -> None:
+    """Two threads, one locked section each: two orders."""
+    lock = scenario.Lock()
+
+    def section() -> None:
+        with lock:
+            pass
+
+    scenario.thread(section)
+    scenario.thread(section)
+
+
+def many_orders(scenario: Scenario) -> None:
+    """Two threads, six locked sections each: 924 orders."""
+    lock = scenario.Lock()
+
+    def sections() -> None:
+        for _ in range(6):
+            with lock:
+                pass
+
+    scenario.thread(sections)
+    scenario.thread(sections)
+
+
+def a_goes_first(scenario: Scenario) -> Callable[[], None]:
+    """Fails only when A takes both its sections before B: the first order
+    a depth-first search runs, and not the first sample of seed 0."""
+    lock = scenario.Lock()
+    order: list[str] = []
+
+    def sections(name: str) -> None:
+        for _ in range(2):
+            with lock:
+                order.append(name)
+
+    scenario.thread(sections, "A")
+    scenario.thread(sections, "B")
+
+    def check() -> None:
+        assert order != ["A", "A", "B", "B"], "A went first"
+    return check
+
+
+def b_first_sleeps(scenario: Scenario) -> None:
+    """B makes a blocking call blanket does not schedule (a real
+    ``time.sleep``) only when it goes first: in the last order of the
+    depth-first pass, not in the samples of seed 0 before it."""
+    lock = scenario.Lock()
+    went: list[str] = []
+
+    def section(name: str) -> None:
+        with lock:
+            went.append(name)
+        if went == ["B"]:
+            time.sleep(0)
+
+    scenario.thread(section, "A")
+    scenario.thread(section, "B")
+
+
+def explore(setup: Callable[[Scenario], Any], **options: Any) -> blanket.Exploration:
+    options.setdefault("timeout", BOUND)
+    with quiet_thread_errors():
+        return blanket.explore(setup, **options)
+
+
+class SmallSpaces(unittest.TestCase):
+    def test_two_orders_stop_after_a_handful_of_runs_and_say_why(self) -> None:
+        # Before: 10,000 samples of the two orders, and no word of the space.
+        whole = explore(two_orders)
+        for strategy in SAMPLING:
+            with self.subTest(strategy):
+                result = explore(two_orders, strategy=strategy, max_schedules=10_000)
+                self.assertTrue(result.exhausted, result)
+                self.assertEqual(result.depth_first_runs, 2)
+                self.assertEqual(result.runs, 4)  # two samples, each with a pass's run
+                self.assertEqual(result.schedules, whole.schedules)
+                self.assertEqual(str(result).replace(f"{result.elapsed:.2f}", "T"),
+                                 f"{strategy}: 2 distinct schedule(s), the whole space (a "
+                                 "depth-first pass of 2 run(s) beside the samples ran every "
+                                 "order) in T s; no failure")
+
+    def test_a_bound_on_preemptions_is_not_the_pass_s(self) -> None:
+        # The samples keep to no bound: neither does the pass, whose end is
+        # then every order.
+        result = explore(two_orders, strategy="random", max_preemptions=0)
+        self.assertTrue(result.exhausted)
+        self.assertIsNone(result.max_preemptions)
+        self.assertIn("the whole space (a depth-first pass", str(result))
+
+    def test_races_the_pass_meets_restart_it(self) -> None:
+        # The race is met by the pass's second run (the samples of seed 0
+        # before it miss it): it becomes a step, and the pass starts again.
+        whole = explore(late_race)
+        for strategy, seed in (("random", 0), ("pct", 2)):
+            with self.subTest(strategy):
+                result = explore(late_race, strategy=strategy, seed=seed)
+                self.assertTrue(result.exhausted, result)
+                self.assertEqual(len(result.races), 1)
+                self.assertEqual(Counter(result.schedules), Counter(whole.schedules))
+                self.assertEqual(result.depth_first_runs, whole.runs)  # the same search
+
+    def test_races_a_sample_meets_restart_the_pass(self) -> None:
+        # The first sample of seed 1 meets the race: the pass starts with it.
+        whole = explore(late_race)
+        result = explore(late_race, strategy="random", seed=1)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(Counter(result.schedules), Counter(whole.schedules))
+
+    def test_a_failure_the_pass_meets_ends_the_search(self) -> None:
+        for strategy in SAMPLING:
+            with self.subTest(strategy):
+                result = explore(a_goes_first, strategy=strategy, seed=0)
+                assert result.failure is not None, result
+                self.assertIn("A went first", result.failure.message)
+                self.assertEqual((result.runs, result.depth_first_runs), (2, 1))
+                self.assertNotIn("not known", str(result))
+
+    def test_what_is_unseen_stops_the_pass(self) -> None:
+        # In the pass's last run, or in a sample: no pass could tell the
+        # whole space; the samples go on to the budget.
+        for seed in (0, 1):
+            with self.subTest(seed=seed):
+                result = explore(b_first_sleeps, strategy="random", seed=seed,
+                                 max_schedules=20)
+                self.assertFalse(result.exhausted)
+                self.assertEqual(len(result.unseen), 1, result)
+                self.assertLessEqual(result.depth_first_runs, 2)
+                self.assertEqual(result.runs, 20 + result.depth_first_runs)
+                self.assertIn("; not exhaustive: blocking call time.sleep at", str(result))
+                self.assertNotIn("not known", str(result))
+
+
+class BigSpaces(unittest.TestCase):
+    def test_the_samples_go_on_and_say_they_cannot_know(self) -> None:
+        for strategy in SAMPLING:
+            with self.subTest(strategy):
+                result = explore(many_orders, strategy=strategy, max_schedules=20)
+                self.assertFalse(result.exhausted)
+                self.assertEqual(len(result.schedules), 20)
+                self.assertEqual((result.runs, result.depth_first_runs), (40, 20))
+                self.assertTrue(str(result).endswith(
+                    "; how much of the space they cover is not known: a depth-first pass "
+                    "of 20 run(s) beside them did not end; no failure"), str(result))
+
+    def test_the_same_seed_gives_the_same_samples(self) -> None:
+        for strategy in SAMPLING:
+            with self.subTest(strategy):
+                first = explore(many_orders, strategy=strategy, seed=5, max_schedules=10)
+                again = explore(many_orders, strategy=strategy, seed=5, max_schedules=10)
+                self.assertEqual(first.schedules, again.schedules)
+                self.assertGreater(len(set(first.schedules)), 1)
+
+
+class Shards(unittest.TestCase):
+    def test_the_pass_of_each_shard_runs_its_part(self) -> None:
+        # Each shard's pass runs its part of the depth-first search: ended in
+        # every shard, their schedules are disjoint and together the whole's.
+        for strategy in SAMPLING:
+            for setup in (two_orders, late_race):
+                with self.subTest(strategy, setup=setup.__name__):
+                    whole = explore(setup, strategy=strategy)
+                    self.assertTrue(whole.exhausted)
+                    parts = [explore(setup, strategy=strategy, shard=(i, 3))
+                             for i in (1, 2, 3)]
+                    self.assertTrue(all(part.exhausted for part in parts), parts)
+                    together = Counter(s for part in parts for s in part.schedules)
+                    self.assertEqual(together, Counter(whole.schedules))
+
+    def test_the_samples_split_by_number_while_no_pass_ends(self) -> None:
+        whole = explore(many_orders, strategy="random", max_schedules=12)
+        parts = [explore(many_orders, strategy="random", max_schedules=12, shard=(i, 3))
+                 for i in (1, 2, 3)]
+        self.assertFalse(any(part.exhausted for part in parts))
+        for number, part in enumerate(parts):
+            self.assertEqual(part.schedules, whole.schedules[number::3])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    unittest.main()

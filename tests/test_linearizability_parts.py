@@ -1,0 +1,293 @@
+"""The parts of blanket.linearizability: operations and their names, the
+history search, workloads, the report's source, the check's arguments and
+its rarer verdicts (a deadlock, another strategy, a partition)."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import unittest
+from unittest import mock
+
+import blanket
+from blanket.exploration.reproduce import Replay
+from blanket.linearizability import check, history
+from blanket.linearizability.history import (
+    History,
+    Model,
+    Outcome,
+    Specification,
+    Verdict,
+    explain,
+)
+from blanket.linearizability.operations import describe
+from blanket.linearizability.scenarios import Workload
+
+from . import lin_structures
+from .support import quiet_thread_errors, unchecked
+
+
+class Incomparable:
+    def __eq__(self, other: object) -> bool:
+        raise TypeError("no")
+
+    __hash__ = object.__hash__
+
+
+class LooksLikeOne:
+    def __repr__(self) -> str:
+        return "1"
+
+
+class Operations(unittest.TestCase):
+    def test_an_operation_reads_compares_and_writes_itself(self) -> None:
+        put = blanket.Operation("put", 1, block=False)
+        self.assertEqual(repr(put), "put(1, block=False)")
+        self.assertEqual(put, blanket.Operation("put", 1, block=False))
+        self.assertNotEqual(put, "put")
+        self.assertEqual(hash(put), hash(blanket.Operation("put", 1, block=False)))
+        self.assertEqual(put.source, "blanket.Operation('put', 1, block=False)")
+        self.assertIsNone(blanket.Operation("put", object()).source)
+        self.assertIsNone(blanket.Operation("put", float("nan")).source)
+        self.assertIsNone(blanket.Operation("put", LooksLikeOne()).source)
+        with self.assertRaises(TypeError):
+            blanket.Operation("not a name")
+
+    def test_describe_names_each_kind_of_callable(self) -> None:
+        self.assertEqual(describe(lambda q: q.put(1)), "q.put(1)")
+        self.assertEqual(describe(functools.partial(divmod, 7, b=2)), "divmod(7, b=2)")
+        self.assertEqual(describe(lin_structures.LockedCounter), "LockedCounter")
+        self.assertIn("<Mock name='op'", describe(mock.Mock(name="op")))
+        unread = eval("lambda q: q.pop()")  # noqa: S307 - no source to read
+        self.assertEqual(describe(unread), "<lambda>")
+
+
+class Histories(unittest.TestCase):
+    def counter(self) -> tuple[Specification, History]:
+        ops = [blanket.Operation("increment"), blanket.Operation("get")]
+        return Specification(lin_structures.LockedCounter, ops), History(2)
+
+    def test_outcomes_match_by_value_or_exception(self) -> None:
+        self.assertTrue(Outcome(True, KeyError("a")).matches(Outcome(True, KeyError("a"))))
+        self.assertFalse(Outcome(True, KeyError("a")).matches(Outcome(False, None)))
+        self.assertFalse(Outcome(False, Incomparable()).matches(Outcome(False, 1)))
+        self.assertEqual(str(Outcome(True, KeyError("a"))), "raised KeyError('a')")
+
+    def test_a_call_left_blocked_that_the_specification_answers_is_lost(self) -> None:
+        specification, record = self.counter()
+        record.begin(0)  # increment never returns, though a fresh counter's would
+        record.begin(1)
+        record.end(1, Outcome(False, 0))
+        verdict = specification.check(record)
+        self.assertFalse(verdict.ok)
+        self.assertIn("A1 was blocked when the run ended",
+                      explain(verdict, ["A1 increment()", "B1 get()"], record))
+
+    def test_a_pending_call_that_blocks_in_the_specification_takes_no_effect(self) -> None:
+        gate = threading.Event()
+        ops = [lambda obj: gate.wait(), blanket.Operation("get")]
+        specification, record = Specification(lin_structures.LockedCounter, ops), History(2)
+        record.begin(0)
+        record.begin(1)
+        record.end(1, Outcome(False, 0))
+        with mock.patch.object(history, "PENDING_BOUND", 0.01):
+            self.assertTrue(specification.check(record).ok)
+        gate.set()
+
+    def test_divergences_kept_and_listed_are_bounded(self) -> None:
+        specification, record = self.counter()
+        record.begin(0)
+        record.end(0, Outcome(False, 5))
+        with mock.patch.object(history, "MAX_DIVERGENCES", 0):
+            verdict = specification.check(record)
+        self.assertEqual((verdict.ok, verdict.tried, verdict.divergences), (False, 1, []))
+        many = Verdict(None, [((), 0, Outcome(False, 1))] * 13, 13)
+        self.assertIn("... and 1 more", explain(many, ["A1 increment()", "B1 get()"], record))
+
+    def test_independent_parts_are_checked_alone(self) -> None:
+        ops = [blanket.Operation("get", "a"), blanket.Operation("get", "b")]
+        specification = Specification(lin_structures.LockedCache, ops,
+                                       partition=lambda op: op.args[0])
+        self.assertEqual(specification.parts, [[0], [1]])
+        record = History(2)
+        for call, value in ((0, "a#1"), (1, "b#1")):  # a model per part: each made first
+            record.begin(call)
+            record.end(call, Outcome(False, value))
+        self.assertTrue(specification.check(record).ok)
+
+
+class Identities(unittest.TestCase):
+    """Values that keep object's equality match by which one they are."""
+
+    def history(self, *values: object) -> History:
+        record = History(len(values))
+        for call, value in enumerate(values):
+            record.begin(call)
+            record.end(call, Outcome(False, value))
+        return record
+
+    def test_the_same_object_twice_matches_the_same_object_twice(self) -> None:
+        ops = [blanket.Operation("connect", "db")] * 2
+        specification = Specification(lin_structures.CheckThenActPool, ops)
+        one = lin_structures.Connection("db")
+        self.assertTrue(specification.check(self.history(one, one)).ok)
+
+    def test_two_objects_for_one_key_are_named_by_the_call_that_returned_each(self) -> None:
+        ops = [blanket.Operation("connect", "db")] * 2
+        specification = Specification(lin_structures.CheckThenActPool, ops)
+        record = self.history(lin_structures.Connection("db"), lin_structures.Connection("db"))
+        verdict = specification.check(record)
+        self.assertFalse(verdict.ok)
+        text = explain(verdict, ["A1 connect('db')", "B1 connect('db')"], record)
+        self.assertIn("the specification returns what A1 returned, B1 returned a new "
+                      "Connection", text)
+        first = Verdict(None, [((), 0, Outcome(False, object(), token=1))], 1)
+        self.assertIn("A1 connect('db'): the specification returns a new object, "
+                      "A1 returned a new Connection", explain(first, ["A1 connect('db')"], record))
+
+    def test_an_object_where_a_value_is_expected_differs(self) -> None:
+        ops = [blanket.Operation("get")]
+        specification = Specification(lin_structures.LockedCounter, ops)
+        self.assertFalse(specification.check(self.history(lin_structures.Connection("db"))).ok)
+
+
+class Workloads(unittest.TestCase):
+    def test_a_workload_needs_an_operation(self) -> None:
+        with self.assertRaises(ValueError):
+            Workload([[], []])
+
+    def test_smaller_ones_drop_a_thread_or_an_operation(self) -> None:
+        inc, get = lin_structures.COUNTER_OPERATIONS
+        one = Workload([[inc]], prefix=[get], suffix=[get])
+        self.assertEqual(repr(one), "<Workload before: get(); A: increment(); after: get()>")
+        self.assertEqual([repr(w) for w in one.smaller()],
+                         ["<Workload A: increment(); after: get()>",
+                          "<Workload before: get(); A: increment()>"])
+        self.assertEqual(one.names, ["before1 get()", "A1 increment()", "after1 get()"])
+
+    def test_functions_are_watched_once_partials_by_their_function(self) -> None:
+        def bump(counter: lin_structures.UnlockedCounter, _: int) -> int:
+            return counter.increment()
+        setup = Workload([[functools.partial(bump, 1), functools.partial(bump, 2)]]).setup(
+            lin_structures.UnlockedCounter)
+        self.assertEqual(setup.targets.count(bump), 1)
+
+
+class Arguments(unittest.TestCase):
+    def test_what_cannot_run_is_refused_at_the_call(self) -> None:
+        ops = lin_structures.COUNTER_OPERATIONS
+        make = lin_structures.LockedCounter
+        for args, kwargs, error in (
+                ((1, ops), {}, TypeError), ((make, []), {}, TypeError),
+                ((make, "ab"), {}, TypeError), ((make, ops), {"threads": 0}, ValueError),
+                ((make, ops), {"prefix": 1.0}, TypeError),
+                ((make, ops), {"model": 3}, TypeError),
+                ((make, ops), {"strategy": "bfs"}, ValueError)):
+            with self.subTest(kwargs), self.assertRaises(error), unchecked():
+                blanket.check_linearizable(*args, **kwargs)
+
+
+class MadeOnce(lin_structures.LockedCounter):
+    """A counter that can be made once only: in the run, making it raises."""
+
+    made = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        MadeOnce.made += 1
+        if MadeOnce.made > 1:
+            raise RuntimeError("made twice")
+
+
+class AbbaCounter:
+    """Two operations taking two locks in opposite orders."""
+
+    def __init__(self) -> None:
+        self.first, self.second = threading.Lock(), threading.Lock()
+
+    def forwards(self) -> int:
+        with self.first, self.second:
+            return 1
+
+    def backwards(self) -> int:
+        with self.second, self.first:
+            return 2
+
+
+class Verdicts(unittest.TestCase):
+    def test_a_call_that_blocks_in_the_specification_too_is_no_failure(self) -> None:
+        make, operations = lin_structures.CORRECT["blocking queue"]
+        result = blanket.check_linearizable(make, operations, scenarios=6)
+        self.assertTrue(result.ok, str(result))
+        self.assertEqual(result.exhausted, [True] * 6)
+
+    def test_a_wake_up_lost_is_a_deadlock_failure(self) -> None:
+        _, fixed, operations = lin_structures.BUGGY["lost wake-up queue"]
+        result = blanket.check_linearizable(lin_structures.LostWakeupQueue, operations)
+        failure = result.failure
+        assert failure is not None
+        self.assertEqual(failure.kind, "deadlock")
+        self.assertIn("get() pending", failure.source)
+
+    def test_a_deadlock_is_a_failure_when_the_specification_answers_a_blocked_call(self) -> None:
+        ops = [blanket.Operation("forwards"), blanket.Operation("backwards")]
+        result = blanket.check_linearizable(AbbaCounter, ops)
+        failure = result.failure
+        assert failure is not None
+        self.assertEqual(failure.kind, "deadlock")
+        self.assertIn("holds Lock", failure.explanation)
+        self.assertIn("was blocked when the run ended", failure.explanation)
+        self.assertIn("pending", failure.table)
+
+    def test_another_strategy_one_pass(self) -> None:
+        result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                            lin_structures.COUNTER_OPERATIONS,
+                                            strategy="random", max_schedules=50)
+        self.assertFalse(result.ok)
+        self.assertIn("0 of them exhausted", str(result))
+
+    def test_a_bounded_check_minimizes_within_its_bound(self) -> None:
+        result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                            lin_structures.COUNTER_OPERATIONS,
+                                            max_preemptions=1)
+        assert result.failure is not None
+        self.assertEqual([len(ops) for ops in result.failure.workload.threads], [1, 1])
+
+    def test_a_factory_that_raises_in_the_run_is_an_exception_failure(self) -> None:
+        with quiet_thread_errors():
+            result = blanket.check_linearizable(MadeOnce, lin_structures.COUNTER_OPERATIONS)
+        assert result.failure is not None
+        self.assertEqual(result.failure.kind, "exception")
+        self.assertIn("made twice", result.failure.explanation)
+
+    def test_a_model_closed_twice_has_no_thread_to_end(self) -> None:
+        model = Model(lin_structures.LockedCounter)
+        self.assertEqual(model.outcome([blanket.Operation("get")]).value, 0)
+        model.close()
+        model.close()
+        self.assertIsNone(model._runner)
+
+    def test_a_bounded_check_says_so(self) -> None:
+        result = blanket.check_linearizable(lin_structures.LockedCounter,
+                                            lin_structures.COUNTER_OPERATIONS,
+                                            max_preemptions=1, scenarios=2)
+        self.assertIn("at most 1 preemption(s) (bounded", str(result))
+
+    def test_the_source_names_what_it_can_and_says_what_it_cannot(self) -> None:
+        ops = [functools.partial(lin_structures.UnlockedCounter.increment)]
+        result = blanket.check_linearizable(lin_structures.UnlockedCounter, ops,
+                                            model=lin_structures.LockedCounter,
+                                            partition=lin_structures.one_part)
+        assert result.failure is not None
+        source = result.failure.source
+        self.assertIn("has no name to import it by", source)
+        self.assertIn("model=LockedCounter, partition=one_part", source)
+
+    def test_a_replay_that_passes_is_said(self) -> None:
+        passed = Replay(None, 0, "step 1 could not go", ())
+        with mock.patch.object(check, "replay", return_value=passed):
+            result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                                lin_structures.COUNTER_OPERATIONS)
+        assert result.failure is not None
+        self.assertIn("the replay of this schedule did not fail: step 1 could not go",
+                      result.failure.explanation)

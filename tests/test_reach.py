@@ -1,0 +1,249 @@
+"""explore(reach=...): the search for a schedule that runs a line, the test
+it writes (ScenarioTestCase.assertReached), and what it says of a line no
+order runs; the probes that see lines run (blanket.exploration.lines)."""
+
+from __future__ import annotations
+
+import types
+import unittest
+import unittest.mock
+from pathlib import Path
+from typing import Any
+
+import blanket
+from blanket.exploration import lines, reach
+
+from . import reach_cases as cases
+from . import reach_other
+from .support import unchecked
+
+BOUND = 5.0
+OTHER = Path(reach_other.__file__)
+
+
+def target(name: str) -> str:
+    return cases.place(name, OTHER) if name == "other-module" else cases.place(name)
+
+
+def run_source(source: str, times: int = 1) -> unittest.TestResult:
+    """Compile a written test and run it *times* times; the result."""
+    module = types.ModuleType("written")
+    exec(compile(source, "<written test>", "exec"), module.__dict__)  # noqa: S102
+    [case] = [value for value in vars(module).values() if isinstance(value, type)
+              and issubclass(value, blanket.ScenarioTestCase)
+              and value is not blanket.ScenarioTestCase]
+    result = unittest.TestResult()
+    for _ in range(times):
+        case("test_schedule").run(result)
+    return result
+
+
+class ReachesEachCase(unittest.TestCase):
+    def test_each_line_is_reached_and_its_test_runs_it_every_time(self) -> None:
+        for name, setup in cases.CASES.items():
+            with self.subTest(name):
+                place = target(name)
+                result = blanket.explore(setup, reach=place, timeout=BOUND)
+                found = result.reached[place]
+                assert found is not None, str(result)
+                self.assertIn(f"reached {place} (", str(result))
+                self.assertFalse(result.exhausted)
+                self.assertIn("self.assertReached(", found.source)
+                self.assertIn(repr(place), found.source)
+                self.assertTrue(str(found).startswith(f"{place} runs under the schedule:\n  1. "))
+                outcome = run_source(found.source, times=10)
+                self.assertEqual((outcome.testsRun, outcome.failures, outcome.errors),
+                                 (10, [], []))
+
+    def test_a_function_and_its_line(self) -> None:
+        line = int(target("dcl").rsplit(":", 1)[1])
+        result = blanket.explore(cases.double_checked, reach=(cases.Lazy.get, line),
+                                 timeout=BOUND)
+        self.assertIsNotNone(result.reached[target("dcl")])
+        bound = cases.Lazy(blanket.Scenario("unused")).get  # a bound method too
+        self.assertEqual(reach.places([(bound, line), target("dcl")]), [target("dcl")])
+
+    def test_the_search_goes_on_until_every_line_is_reached(self) -> None:
+        both = [target("retry"), target("never")]
+        result = blanket.explore(cases.optimistic, reach=[target("retry")], timeout=BOUND)
+        self.assertEqual(result.runs, 2)  # stopped at the first run that ran it
+        result = blanket.explore(cases.never, reach=both, timeout=BOUND)
+        self.assertIsNone(result.reached[target("retry")])
+        self.assertTrue(result.exhausted)
+
+
+class NeverRun(unittest.TestCase):
+    def test_an_exhausted_search_says_no_order_runs_the_line(self) -> None:
+        place = target("never")
+        result = blanket.explore(cases.never, reach=place, timeout=BOUND)
+        self.assertTrue(result.exhausted)
+        self.assertEqual(result.reached, {place: None})
+        self.assertTrue(str(result).endswith(f"; no order of these threads runs {place}"))
+
+    def test_a_bounded_search_says_only_what_its_bound_let_it_see(self) -> None:
+        place = target("never")
+        result = blanket.explore(cases.never, reach=place, max_preemptions=0, timeout=BOUND)
+        self.assertTrue(str(result).endswith(
+            f"; no order with at most 0 preemption(s) runs {place} (bounded: not every order)"))
+
+    def test_a_search_cut_short_claims_nothing(self) -> None:
+        place = target("retry")
+        result = blanket.explore(cases.optimistic, reach=place, max_schedules=1, timeout=BOUND)
+        self.assertFalse(result.exhausted)
+        self.assertTrue(str(result).endswith(
+            f"; {place} not reached by the schedules run (not every order)"))
+        self.assertNotIn("no order", str(result))
+
+    def test_a_search_that_saw_something_it_cannot_schedule_claims_nothing(self) -> None:
+        place = target("never")
+        unseen = "blanket.exploration.unseen.Unseen.notes"
+        with unittest.mock.patch(unseen, ["a real Lock used at x.py:1"], create=True):
+            result = blanket.explore(cases.never, reach=place, timeout=BOUND)
+        self.assertFalse(result.exhausted)
+        self.assertIn("not exhaustive: a real Lock used at x.py:1", str(result))
+        self.assertNotIn("no order", str(result))
+
+
+def line(name: str) -> int:
+    return int(target(name).rsplit(":", 1)[1])
+
+
+class LinesRun(unittest.TestCase):
+    """explore(lines=True): the lines of the watched files the runs ran."""
+
+    def test_an_exhausted_search_names_the_lines_no_order_runs(self) -> None:
+        result = blanket.explore(cases.never, lines=True, timeout=BOUND)
+        found = result.lines["tests/reach_cases.py"]
+        self.assertEqual(found.never, {line("never")})
+        self.assertEqual(found.missed, {line("never")})
+        self.assertIn(line("never") - 1, found.ran)
+        self.assertNotIn(line("retry"), found.ran | found.missed)  # a function not entered
+        self.assertEqual(str(found), f"tests/reach_cases.py: {len(found.ran)} line(s) ran; "
+                                     f"no order runs: {line('never')}")
+
+    def test_the_lines_of_code_in_another_module(self) -> None:
+        result = blanket.explore(cases.other_module, lines=True, timeout=BOUND)
+        self.assertEqual(sorted(result.lines), ["tests/reach_cases.py", "tests/reach_other.py"])
+        other = result.lines["tests/reach_other.py"]
+        self.assertIn(line("other-module"), other.ran)
+        self.assertEqual(str(other), f"tests/reach_other.py: {len(other.ran)} line(s) ran; "
+                                     "no order runs: none")
+
+    def test_a_search_cut_short_or_bounded_claims_nothing(self) -> None:
+        for options in ({"max_schedules": 1}, {"max_preemptions": 0}):
+            with self.subTest(options):
+                result = blanket.explore(cases.trylock_drain, lines=True, timeout=BOUND,
+                                         **options)
+                found = result.lines["tests/reach_cases.py"]
+                self.assertIsNone(found.never)
+                self.assertIn("not run by the schedules run (not every order)", str(found))
+        self.assertIn(line("trylock"), found.missed)
+
+    def test_with_a_line_to_reach_in_a_watched_file(self) -> None:
+        result = blanket.explore(cases.never, lines=True, reach=target("never"),
+                                 timeout=BOUND)
+        self.assertIsNone(result.reached[target("never")])
+        self.assertEqual(result.lines["tests/reach_cases.py"].never, {line("never")})
+        with self.assertRaisesRegex(ValueError, "has no code of a function"):
+            blanket.explore(cases.never, lines=True, reach="tests/reach_cases.py:1")
+
+    def test_without_lines_no_file_is_watched_for_them(self) -> None:
+        self.assertEqual(blanket.explore(cases.never, timeout=BOUND).lines, {})
+
+
+class AssertReached(blanket.ScenarioTestCase):
+    stall_timeout = BOUND
+
+    def test_it_fails_when_the_line_did_not_run(self) -> None:
+        place = target("rollback")
+        with self.assertRaises(self.failureException) as caught:
+            self.assertReached(cases.rollback, [], place)
+        message = str(caught.exception)
+        self.assertTrue(message.startswith(f"{place} did not run: passed: it followed all 0 "),
+                        message)
+
+    def test_it_passes_when_every_line_ran(self) -> None:
+        self.assertReached(cases.rollback, ["A: Lock 1 Lock.acquire", "A: Lock 1 Lock.release",
+                                            "B: Lock 2 Lock.acquire"],
+                           target("rollback"), target("withdrawn"))
+
+    def test_it_needs_a_line(self) -> None:
+        with self.assertRaisesRegex(TypeError, "name at least one line"):
+            self.assertReached(cases.rollback, [])
+
+
+class Targets(unittest.TestCase):
+    def test_what_reach_refuses(self) -> None:
+        here = target("dcl")
+        for reach_, error, text in [
+                ("tests/reach_cases.py", ValueError, "expected 'file:line'"),
+                ("tests/reach_cases.py:0", ValueError, "expected 'file:line'"),
+                (42, TypeError, "expected 'file:line', .function, line. or a list"),
+                ([here, 42], TypeError, "reach: 42: expected"),
+                ((len, 3), TypeError, "is no Python function"),
+                ((cases.Lazy.get, 1), ValueError, "line 1 is no line of Lazy.get's code"),
+                ((cases.Lazy.get, True), TypeError, "expected"),
+                ("tests/nowhere.py:3", ValueError, "no function of tests/nowhere.py is loaded"),
+                ("reach_cases.py:3", ValueError, "loaded files of that name: tests/reach_cases.py"),
+                ("tests/reach_cases.py:1", ValueError, "has no code of a function"),
+        ]:
+            with self.subTest(reach_), unchecked():
+                with self.assertRaisesRegex(error, text):
+                    blanket.explore(cases.double_checked, reach=reach_)
+
+    def test_no_line_probed_once_the_search_ends(self) -> None:
+        original = cases.Lazy.get.__code__
+        blanket.explore(cases.double_checked, reach=target("dcl"), timeout=BOUND)
+        self.assertIs(cases.Lazy.get.__code__, original)
+
+
+class Probes(unittest.TestCase):
+    """Probes see every line run: loops, handlers, generators, closures."""
+
+    def ran(self, call: Any, *lines_: int) -> set[int]:
+        every = () if lines_ else ("tests/test_reach.py",)
+        with lines.Probes({"tests/test_reach.py": set(lines_)}, every) as probes:
+            call()
+            return {int(place.rsplit(":", 1)[1]) for place in probes.take()}
+
+    def test_lines_of_loops_handlers_generators_and_closures(self) -> None:
+        first = sample.__code__.co_firstlineno
+        self.assertEqual(self.ran(lambda: sample([0, 2], 1)) & set(range(first, first + 14)),
+                         {first + n for n in (1, 2, 3, 4, 6, 7, 8, 11, 12)})
+        self.assertEqual(self.ran(lambda: sample([1], 0), first + 9, first + 10),
+                         {first + 9, first + 10})
+        self.assertEqual(self.ran(lambda: list(counting(3)), counting_line()),
+                         {counting_line()})
+
+    def test_code_that_cannot_be_probed_is_left_as_it_was(self) -> None:
+        original = sample.__code__
+        with unittest.mock.patch.object(lines, "probe", side_effect=RuntimeError("no")), \
+                self.assertRaises(RuntimeError):
+            lines.Probes({}, ["tests/test_reach.py"]).__enter__()
+        self.assertIs(sample.__code__, original)
+
+
+def sample(items: list[int], x: int) -> int:
+    total = 0
+    for i in items:
+        if i > x:
+            total += i
+        else:
+            total -= 1
+    try:
+        total //= x
+    except ZeroDivisionError:
+        total = -100
+    again = (lambda: total + 1)  # noqa: E731 - a nested code object
+    return again()
+
+
+def counting(n: int) -> Any:
+    for i in range(n):
+        yield i
+        if i == 2:
+            yield -1
+
+
+def counting_line() -> int:
+    return counting.__code__.co_firstlineno + 4
