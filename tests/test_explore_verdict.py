@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import _thread
 import cProfile
+import functools
 import math
 import pstats
 import sys
 import threading
 import time
 import unittest
+import unittest.mock
 from types import SimpleNamespace
 from typing import Any
 
 import blanket
 from blanket import Scenario
+from blanket.exploration import unseen
 from blanket.exploration.unseen import Unseen
 from blanket.primitives import _wait_for
 
@@ -351,6 +354,18 @@ class Verdict(unittest.TestCase):
                       "(cProfile) was on", str(result))
         profiled = {function for _, _, function in pstats.Stats(profiler).stats}
         self.assertIn("two_sections", profiled)  # the profiler saw the setup
+
+    def test_a_profile_the_interpreter_leaves_silent_is_named(self) -> None:
+        # 3.13t was seen to report no event to a thread's first profile: the
+        # first exploration of a process said "the whole space" of a thread
+        # it never saw. Here the probe's call turns the profile off from C,
+        # unseen, as such an interpreter would leave it.
+        with unittest.mock.patch.object(unseen, "_probe", functools.partial(sys.setprofile, None)):
+            result = explore(two_sections)
+        self.assertFalse(result.exhausted, result)
+        self.assertIn("a thread's profile saw no call (the interpreter did not start it): "
+                      "what it ran unwatched is not known", result.unseen)
+        self.assertNotIn("the whole space", str(result))
 
     def test_what_only_a_late_run_meets_is_named(self) -> None:
         # Before: only the first 32 runs (then the 64th, 128th, ...) were

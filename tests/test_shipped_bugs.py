@@ -78,8 +78,6 @@ class ShippedBugs(unittest.TestCase):
         if not FREE_THREADED:  # (there, see MADE_ANEW)
             self.assertEqual(len(result.unseen), 1, result.unseen)
 
-    @unittest.skipIf(FREE_THREADED, "a known bug on 3.13t: the first exploration of a "
-                     "process said 'the whole space' of this setup (to fix next)")
     def test_a_generator_made_in_the_setup_is_named(self) -> None:
         # Two workers resume one generator the setup made: its code is the
         # unwatched one, made before the run (before, "the whole space").
