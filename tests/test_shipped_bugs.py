@@ -10,7 +10,6 @@ setup."""
 from __future__ import annotations
 
 import functools
-import sysconfig
 import unittest
 
 import blanket
@@ -18,14 +17,6 @@ import blanket
 from . import shipped_bugs
 from .shipped import jobs
 from .support import quiet_thread_errors
-
-FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
-#: A known imprecision on the free-threaded build (3.13t): the function a
-#: property's descriptor calls (``self.func(instance)``) is named as running
-#: unwatched ("made anew in every run", or "not found to be watched"), though
-#: it is watched: the verdict is weaker than it should be (not exhaustive),
-#: never stronger.
-MADE_ANEW = "ran unwatched"
 
 
 class ShippedBugs(unittest.TestCase):
@@ -43,14 +34,6 @@ class ShippedBugs(unittest.TestCase):
             with self.subTest(bug):
                 result = blanket.explore(fixed)
                 self.assertIsNone(result.failure, result)
-                if FREE_THREADED and bug.startswith("cached property"):
-                    # MADE_ANEW: a gap named that is none; never "the whole space"
-                    # where it is one.
-                    self.assertEqual(len(result.unseen), 1, result.unseen)
-                    self.assertIn("function LockedSettings.value at", result.unseen[0])
-                    self.assertIn("ran unwatched", result.unseen[0])
-                    self.assertFalse(result.exhausted)
-                    continue
                 self.assertEqual(result.unseen, [])
                 self.assertTrue(result.exhausted, result)
                 if bug.startswith("lazy module"):
@@ -75,8 +58,7 @@ class ShippedBugs(unittest.TestCase):
         self.assertEqual(result.unseen[:1], [
             "thread target getattr is C code: what it does itself is not watched (call it "
             "from a function)"])
-        if not FREE_THREADED:  # (there, see MADE_ANEW)
-            self.assertEqual(len(result.unseen), 1, result.unseen)
+        self.assertEqual(len(result.unseen), 1, result.unseen)
 
     def test_a_generator_made_in_the_setup_is_named(self) -> None:
         # Two workers resume one generator the setup made: its code is the

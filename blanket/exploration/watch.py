@@ -428,12 +428,20 @@ def _functions_of(frame: types.FrameType) -> list[types.FunctionType]:
 @typing.no_type_check  # (typeguard stays off it: it runs at every entry of a watched namespace)
 def _members(value: object) -> list[object]:
     """What a class's namespace entry holds functions in (a property's
-    accessors, a static or class method's function), or *value* itself."""
+    accessors, a static or class method's function, the functions a
+    descriptor of another kind keeps in its instance dict: a cached
+    property's), or *value* itself."""
     kind = type(value)
     if kind is property or kind is functools.cached_property:
         return [getattr(value, name, None) for name in ("fget", "fset", "fdel", "func")]
     if kind in (staticmethod, classmethod):
         return [value.__func__]
+    if kind is not types.FunctionType and hasattr(kind, "__get__"):
+        try:
+            namespace = object.__getattribute__(value, "__dict__")
+        except AttributeError:  # (slots only)
+            return [value]
+        return [value, *(v for v in list(namespace.values()) if type(v) is types.FunctionType)]
     return [value]
 
 
