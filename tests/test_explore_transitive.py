@@ -18,6 +18,7 @@ import threading
 import time
 import types
 import unittest
+import unittest.mock
 from collections.abc import Callable
 from typing import Any
 
@@ -549,6 +550,35 @@ class Met(unittest.TestCase):
         met(transitive, frame(other.__code__, vars(helpers), types.SimpleNamespace(f_locals={})))
         self.assertIn(other, transitive.found)  # (3.11: by the garbage collector's referrers)
 
+
+    def test_a_descriptor_s_function_is_found_by_its_class_s_namespace(self) -> None:
+        # A cached property of a library's own (its function kept as
+        # self.func) called from C: on 3.13t, whose garbage collector lists
+        # no functions, it was "not found to be watched" (a gap that is none).
+        class Cached:
+            def __init__(self, func: Callable[[Any], Any]) -> None:
+                self.func = func
+
+            def __get__(self, instance: object, owner: type | None = None) -> Any:
+                return self.func(instance)
+
+        class Slotted:  # no instance dict: the descriptor alone is found
+            __slots__ = ("func",)
+
+            def __get__(self, instance: object, owner: type | None = None) -> Any:
+                return None
+
+        def value(self: object) -> int:
+            return 1
+
+        code = value.__code__.replace(co_qualname="Settings.value")
+        function = types.FunctionType(code, vars(library))
+        settings = type("Settings", (), {"value": Cached(function), "other": Slotted()})
+        transitive = Transitive()
+        with unittest.mock.patch("gc.get_referrers", return_value=[]):  # as on 3.13t
+            met(transitive, frame(code, dict(vars(library), Settings=settings),
+                                  types.SimpleNamespace(f_locals={})))
+        self.assertEqual(list(transitive.found), [function])
 
 class LazyModules(unittest.TestCase):
     def test_instrument_reads_a_module_without_its_lazy_attributes(self) -> None:
