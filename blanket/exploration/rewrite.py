@@ -22,7 +22,7 @@ from typing import Any
 from .._bytecode import Assembly, Instruction, call_template
 from .ccalls import CallSite, ItemSite, IterSite, MethodSite
 from .realprims import METHODS as PRIMITIVE_METHODS
-from .sites import Site, use_target
+from .sites import ATTRIBUTE_HOOKS, AttributeSite, Site, use_target
 
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 
@@ -120,6 +120,8 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             site = MethodSite(name, *where, instruction.name == "LOAD_SUPER_ATTR")
         elif instruction.name in _ITEMS:
             site = ItemSite(write, *where)
+        elif instruction.name in ATTRIBUTE_HOOKS:
+            site = AttributeSite(ATTRIBUTE_HOOKS[instruction.name], name, *where)
         else:
             site = Site(write, name, depth, *where)
         sites.append(site)

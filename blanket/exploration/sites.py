@@ -260,6 +260,73 @@ class Site:
         return f"<Site {verb} {self.name or 'item'} at {self.where}>"
 
 
+#: The method of the object's type each attribute instruction runs.
+ATTRIBUTE_HOOKS = {"LOAD_ATTR": "__getattribute__", "STORE_ATTR": "__setattr__",
+                   "DELETE_ATTR": "__delattr__"}
+# What a data descriptor runs for each hook.
+_DESCRIPTOR_HOOKS = {"__getattribute__": "__get__", "__setattr__": "__set__",
+                     "__delattr__": "__delete__"}
+
+
+class AttributeSite(Site):
+    """``obj.name`` read, set or deleted: an access of the attribute, unless
+    the object's type runs Python code for it instead (its own
+    ``__getattribute__``, ``__setattr__`` or ``__delattr__``, a property, a
+    data descriptor written in Python). That code is watched and makes the
+    accesses itself (a lazy module's ``__getattribute__`` taking its lock
+    first); recorded here too, the access would race with what the code
+    guards. What the instruction itself reads then is the object's type: a
+    read of its ``__class__`` (which a lazy module swaps)."""
+
+    __slots__ = ("_hook", "_cache")
+
+    def __init__(self, hook: str, name: str, function: str, file: str, line: int | None,
+                 scope: dict[str, Any]) -> None:
+        super().__init__(hook != "__getattribute__", name, 1, function, file, line, scope)
+        self._hook = hook
+        # The last type met and whether the access is the attribute's: one
+        # tuple, replaced whole (threads may run the site at once).
+        self._cache: tuple[type | None, bool] = (None, True)
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every access)
+    def hit(self, target: object) -> None:
+        kind = type(target)
+        cached = self._cache
+        if cached[0] is not kind:
+            cached = self._cache = (kind, not _runs_python(kind, self.name, self._hook))
+        if cached[1]:
+            record(self, target, self.name, self.write)
+        else:
+            record(self, target, "__class__", False)
+
+
+def _runs_python(kind: type, name: str, hook: str) -> bool:
+    """Whether *hook* of an object of type *kind*, for the attribute
+    *name*, is Python code: the type's own hook, or a property or another
+    data descriptor (a type's, whose instances' attributes live elsewhere)."""
+    found = _static(kind, hook)
+    if type(found) is types.FunctionType:
+        return True
+    if issubclass(kind, type):  # a class's attributes: its own namespace's
+        return False
+    descriptor = _static(kind, name)
+    if type(descriptor) is property:
+        return True
+    action = _static(type(descriptor), _DESCRIPTOR_HOOKS[hook])
+    return type(action) is types.FunctionType and (
+        _static(type(descriptor), "__set__") is not None
+        or _static(type(descriptor), "__delete__") is not None)
+
+
+def _static(kind: type, name: str) -> object:
+    """What *kind*'s classes hold for *name*, first found along its MRO."""
+    for klass in kind.__mro__:
+        found = vars(klass).get(name)
+        if found is not None:
+            return found
+    return None
+
+
 @functools.cache
 def _module_path(file: str, module: str) -> str:
     parts = file.replace(os.sep, "/").split("/")
