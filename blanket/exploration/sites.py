@@ -290,6 +290,7 @@ class AttributeSite(Site):
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def hit(self, target: object) -> None:
+        """Record the access: to the attribute, or to *target*'s type."""
         kind = type(target)
         cached = self._cache
         if cached[0] is not kind:
