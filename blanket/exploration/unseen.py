@@ -75,14 +75,18 @@ def _profiling(hook: Profile) -> bool:
     """Make *hook* the calling thread's profile; whether the interpreter
     reports calls to it (a probe is set first, to see one call).
 
-    CPython 3.13t (3.13.5) was seen to leave a thread's profile silent, no
-    event at all while the thread ran, in the first exploration of a
-    process: the search said "the whole space" of a thread it did not see.
-    (Setting the probe first has made it report since; whatever the cause,
-    a silent probe is a gap.)"""
-    seen: list[str] = []
-    sys.setprofile(lambda frame, event, arg: seen.append(event))
-    _probe()
+    CPython 3.13t (3.13.5) can leave a thread's profile silent, no event at
+    all while the thread runs: seen in the first run of a process, in the
+    first thread a runner ran (a search said "the whole space" of a thread
+    it did not see). Set a second time, the probe has always seen its call;
+    a probe silent twice is a gap."""
+    for _ in range(2):
+        seen: list[str] = []
+        sys.setprofile(lambda frame, event, arg: seen.append(event))
+        _probe()
+        sys.setprofile(None)
+        if seen:
+            break
     sys.setprofile(hook)
     return bool(seen)
 
