@@ -19,6 +19,7 @@ import time
 import types
 import unittest
 import unittest.mock
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -475,6 +476,23 @@ class Blankets(unittest.TestCase):
                 met(transitive, frame(textwrap.dedent.__code__, vars(textwrap), back))
                 self.assertEqual(list(transitive.found), [textwrap.dedent])
 
+    def test_weak_references_blanket_keeps_in_the_threads_are_no_gap(self) -> None:
+        # blanket adds each primitive a thread makes to a WeakSet, in the
+        # thread; logging's handlers add themselves to one too. Before: "not
+        # watched: WeakSet.add ..., which blanket runs itself in the threads"
+        # (weak references' code is never watched, whoever runs it).
+        def setup(scenario: Scenario) -> None:
+            registry: weakref.WeakSet[Any] = weakref.WeakSet()
+
+            def make() -> None:
+                registry.add(threading.Lock())
+
+            scenario.thread(make)
+            scenario.thread(make)
+
+        result = blanket.explore(setup)
+        self.assertEqual(result.unseen, [])
+        self.assertTrue(result.exhausted, result)
 
     def test_an_installed_checker_blanket_runs_is_judged_once(self) -> None:
         # typeguard's checks run at each of blanket's own calls: judged the

@@ -80,8 +80,8 @@ def _profiling(hook: Profile) -> bool:
     first thread a runner ran (a search said "the whole space" of a thread
     it did not see). Set a second time, the probe has always seen its call;
     a probe silent twice is a gap."""
+    seen: list[str] = []
     for _ in range(2):
-        seen: list[str] = []
         sys.setprofile(lambda frame, event, arg: seen.append(event))
         _probe()
         sys.setprofile(None)

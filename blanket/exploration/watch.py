@@ -353,6 +353,9 @@ class Transitive:
             if not _blankets(frame):  # the threads' own code reached it (from C)
                 self._not_theirs(code, scope)
             return
+        if self._exclusion(code, scope) == "":  # never watched (weakref's, ...), whoever runs it
+            SETTLED[id(code)] = code
+            return
         if _library(code.co_filename) and _blankets(frame):
             # The standard library, an installed package (a checker such as
             # typeguard) or code made by exec (a namedtuple's) as blanket or
