@@ -598,6 +598,28 @@ class Met(unittest.TestCase):
                                   types.SimpleNamespace(f_locals={})))
         self.assertEqual(list(transitive.found), [function])
 
+    def test_a_private_method_is_found_by_its_mangled_name(self) -> None:
+        # cachetools' LRUCache.__touch, called from C (3.13t, no referrers):
+        # its class keeps it as _LRUCache__touch ("not found to be watched").
+        class Cache:
+            def __touch(self) -> None:
+                pass
+
+        class __:  # a name of underscores only: nothing mangled
+            def __touch(self) -> None:
+                pass
+
+        for kind in (Cache, __):
+            with self.subTest(kind.__name__):
+                function = vars(kind)["_Cache__touch" if kind is Cache else "__touch"]
+                code = function.__code__.replace(co_qualname=f"{kind.__name__}.__touch")
+                function.__code__ = code
+                transitive = Transitive()
+                with unittest.mock.patch("gc.get_referrers", return_value=[]):
+                    met(transitive, frame(code, dict(vars(library), **{kind.__name__: kind}),
+                                          types.SimpleNamespace(f_locals={})))
+                self.assertEqual(list(transitive.found), [function])
+
 class LazyModules(unittest.TestCase):
     def test_instrument_reads_a_module_without_its_lazy_attributes(self) -> None:
         # Before: ModuleNotFoundError from inside blanket (the module's

@@ -419,13 +419,21 @@ def _functions_of(frame: types.FrameType) -> list[types.FunctionType]:
     if "<locals>" not in names:
         value = frame.f_globals.get(names[0])
         for name in names[1:]:  # the namespaces of classes, never their attributes
-            value = vars(value).get(name) if isinstance(value, type) else None
+            value = vars(value).get(_mangled(name, value)) if isinstance(value, type) else None
         take([value] if len(names) == 1 else _members(value))
     if not found and frame.f_back is not None:
         take(list(frame.f_back.f_locals.values()))
     if not found:
         take(gc.get_referrers(code))
     return list(found)
+
+
+def _mangled(name: str, owner: type) -> str:
+    """The key of *owner*'s namespace that holds its member *name*: a
+    private name (``__touch``) is kept mangled (``_LRUCache__touch``)."""
+    if name.startswith("__") and not name.endswith("__") and owner.__name__.strip("_"):
+        return f"_{owner.__name__.lstrip('_')}{name}"
+    return name
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every entry of a watched namespace)
