@@ -9,6 +9,7 @@ attributes."""
 from __future__ import annotations
 
 import contextlib
+import dis
 import functools
 import operator
 import os
@@ -213,6 +214,30 @@ class FirstMet(unittest.TestCase):
         self.assertTrue(result.exhausted, result)
         self.assertEqual(result.unseen, [])
 
+
+    def test_a_generator_started_unwatched_in_a_run_is_watched_from_the_next(self) -> None:
+        # A contextmanager method: the first run starts its generator before
+        # its code is watched, and resumes it at the with's exit. Before:
+        # "ran unwatched: made anew in every run" (the resume met as a new
+        # call), and "real Lock used" by threads given up on, unwinding.
+        def setup(scenario: Scenario) -> Any:
+            ledger = library.Ledger()
+
+            def write(entry: str) -> None:
+                with ledger.locked():
+                    ledger.entries.append(entry)
+
+            scenario.thread(write, "a")
+            scenario.thread(write, "b")
+
+            def both() -> None:
+                assert sorted(ledger.entries) == ["a", "b"], ledger.entries
+            return both
+
+        result = blanket.explore(setup)
+        self.assertEqual(result.unseen, [])
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.races, [])
 
 class Replays(unittest.TestCase):
     def test_each_bug_replays_from_its_schedule(self) -> None:
@@ -568,6 +593,31 @@ class Met(unittest.TestCase):
         met(transitive, frame(other.__code__, vars(helpers), types.SimpleNamespace(f_locals={})))
         self.assertIn(other, transitive.found)  # (3.11: by the garbage collector's referrers)
 
+
+    def test_a_generator_resumed_in_the_run_that_met_it_is_not_met_again(self) -> None:
+        # Its start was judged (watched from the next run); its resumes in
+        # that run are no new call ("made anew in every run" before).
+        code = helpers.countdown.__code__
+        start, resumed = [i.offset for i in dis.get_instructions(code)
+                          if i.opname == "RESUME"][:2]
+
+        def at(offset: int) -> Any:
+            return types.SimpleNamespace(f_code=code, f_globals=vars(helpers), f_back=None,
+                                         f_lasti=offset)
+
+        transitive = Transitive()
+        transitive.entered = types.SimpleNamespace(reached=[].append)  # type: ignore[assignment]
+        met(transitive, at(start))
+        met(transitive, at(resumed))
+        self.assertEqual((list(transitive.found), transitive.notes), ([helpers.countdown], {}))
+        met(transitive, at(start))  # started again in the run: another function
+        self.assertEqual(len(transitive.notes), 1)
+        transitive = Transitive()
+        transitive.entered = types.SimpleNamespace(reached=[].append)  # type: ignore[assignment]
+        met(transitive, at(start))
+        transitive.entered = types.SimpleNamespace(reached=[].append)  # type: ignore[assignment]
+        met(transitive, at(resumed))  # the next run: one started before it (a gap)
+        self.assertIn("ran unwatched", next(iter(transitive.notes.values())))
 
     def test_a_descriptor_s_function_is_found_by_its_class_s_namespace(self) -> None:
         # A cached property of a library's own (its function kept as

@@ -449,6 +449,16 @@ class ProfileFunctions(unittest.TestCase):
                                             self=condition), "call"),
                          ["real Condition used at cache.py:14"])
 
+    def test_a_thread_given_up_on_unwinds_through_real_primitives_unnoted(self) -> None:
+        # Its run is over (fasteners' write lock, a generator's finally block
+        # leaving the real Condition): before, "real Condition used" made the
+        # search after it "not exhaustive" (C primitives were let go already).
+        condition = REAL["Condition"]
+        with unittest.mock.patch.object(unseen, "_given_up", return_value=True):
+            self.assertEqual(self.uses(frame_in(self.threading, "wait", back=self.user,
+                                                self=condition), "call"), [])
+            self.assertEqual(self.uses(self.user, "c_call", REAL["RLock"].release), [])
+
     def test_threads_started_and_joined(self) -> None:
         thread = threading.Thread(name="worker")
         self.assertEqual(self.uses(frame_in(self.threading, "is_alive", back=self.user,

@@ -313,19 +313,22 @@ class _Searching:
         grown = False
         if self.racy is not None:
             found, sites = run.races()
+            # Code the run did not watch, watched from now on (in a shard too:
+            # the other shards' runs meet it themselves where they run it).
+            # What that code did (a lock it took) the run did not see: the
+            # races it seems to show are no evidence.
+            unwatched = self.transitive.grown
+            if unwatched:
+                self.transitive.grown, grown, found = False, True, []
             result.races += [race for race in found if race not in self.seen]
             self.seen.update(found)
             new = sites - self.racy
-            grown = bool(new)
+            grown = grown or bool(new)
             self.racy |= sites
             if new and search is not None and not search.top and self.count > 1:
                 self.late += sorted({site.place for site in new})
             if found and self.races == "fail" and run.failure is None:
                 run.failure = ("race", races_report(found))
-            if self.transitive.grown:  # code the run did not watch, watched from now on
-                # (In a shard too: the other shards' runs meet it themselves
-                # where they run it.)
-                self.transitive.grown, grown = False, True
         reached = self.aim is not None and self.aim.note(run, result, grown)
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":

@@ -193,7 +193,7 @@ class Unseen:
     def _threading_call(self, frame: FrameType) -> None:
         """*frame* runs a function of the threading module: note a real
         primitive used, a thread started or joined, unless blanket or
-        threading itself called it."""
+        threading itself called it, or a thread given up on unwinds."""
         caller = frame.f_back
         if caller is None or _ours(caller.f_code.co_filename):
             if frame.f_code.co_name == "start" \
@@ -201,6 +201,8 @@ class Unseen:
                 # An adopted thread (blanket.exploration.adopt) is the scenario's: watched
                 # as its own threads are.
                 self.watch(frame.f_locals["self"])
+            return
+        if _given_up():
             return
         this = frame.f_locals.get("self")
         if isinstance(this, _PY_PRIMITIVES):

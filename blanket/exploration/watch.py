@@ -34,6 +34,7 @@ the code was swapped, and threads blanket did not start.
 
 from __future__ import annotations
 
+import dis
 import functools
 import gc
 import inspect
@@ -290,6 +291,8 @@ class Transitive:
         #: The watch of the run going on (set while its scenario is entered).
         self.entered: Watch | None = None
         self._met: dict[int, types.CodeType] = {}
+        # The watch of the run each code was first met in.
+        self._met_in: dict[int, Watch | None] = {}
         self._sources: set[tuple[str, str, int, bytes]] = set()
         self._theirs: dict[int, types.CodeType] = {}
 
@@ -375,6 +378,9 @@ class Transitive:
         # Met before: this is another function of that code (a closure made
         # anew in every run), or that code made anew (compiled in every run);
         # watching it from the next run on would restart the search forever.
+        if id(code) in self._met and self._met_in[id(code)] is self.entered \
+                and _resumed(frame):
+            return  # a generator this run started unwatched: watched from the next run
         source = (code.co_filename, code.co_qualname, code.co_firstlineno, code.co_code)
         if id(code) in self._met or source in self._sources:
             self.judged[id(code)] = code
@@ -383,6 +389,7 @@ class Transitive:
                                   "watched (scenario.instrument it in the setup)")
             return
         self._met[id(code)] = code
+        self._met_in[id(code)] = self.entered
         self._sources.add(source)
         # A module's or a class's body (run by exec, an import, a class
         # statement) is no function's: its code cannot be swapped.
@@ -399,6 +406,16 @@ class Transitive:
             self.grown = True
             if self.entered is not None:  # pragma: no branch - the profile runs entered
                 self.entered.reached(function)
+
+
+_RESUME = dis.opmap["RESUME"]
+
+
+def _resumed(frame: types.FrameType) -> bool:
+    """Whether *frame* is a generator's (or a coroutine's) resumed after a
+    ``yield`` or an ``await``, not started (its RESUME's low bits say where)."""
+    code = frame.f_code.co_code
+    return code[frame.f_lasti] == _RESUME and code[frame.f_lasti + 1] & 3 != 0
 
 
 def _functions_of(frame: types.FrameType) -> list[types.FunctionType]:

@@ -3,7 +3,7 @@ factory, a key function for ``sorted``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -92,3 +92,10 @@ def key_for(tally: Tally) -> Callable[[int], int]:
 #: A key made once, at import, and kept by nothing a thread's frame holds.
 SHARED_TALLY = Tally()
 SHARED = {"key": key_for(SHARED_TALLY)}
+
+
+def countdown(n: int) -> Iterator[int]:
+    """A generator: resumed at each step."""
+    while n:
+        yield n
+        n -= 1

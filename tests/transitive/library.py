@@ -4,7 +4,9 @@ and a ``with`` block, as a program uses a package it installed."""
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any
 
@@ -64,3 +66,18 @@ class Registered(abc.ABC):  # noqa: B024 - a class whose metaclass is ABCMeta
 
     def __init__(self, tally: Any) -> None:
         tally.count += 1
+
+
+class Ledger:
+    """Entries written under a lock a ``contextlib.contextmanager`` method
+    holds (fasteners' ``write_lock`` is one): the generator it makes is
+    resumed at the ``with``'s exit."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # a real one, made in the setup
+        self.entries: list[object] = []
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[Ledger]:
+        with self._lock:
+            yield self
