@@ -291,3 +291,24 @@ class Verdicts(unittest.TestCase):
         assert result.failure is not None
         self.assertIn("the replay of this schedule did not fail: step 1 could not go",
                       result.failure.explanation)
+
+
+class NothingLeftRunning(unittest.TestCase):
+    """Before, every check and every replay left a "blanket-model" thread
+    asleep (the specification's): a thread leaked per test."""
+
+    def assert_no_thread_left(self, run: object) -> None:
+        before = set(threading.enumerate())
+        assert callable(run)
+        run()
+        self.assertEqual([t.name for t in threading.enumerate() if t not in before], [])
+
+    def test_a_check(self) -> None:
+        self.assert_no_thread_left(lambda: blanket.check_linearizable(
+            lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS, scenarios=2))
+
+    def test_the_runs_of_a_workload_s_own_setup(self) -> None:
+        operations = lin_structures.COUNTER_OPERATIONS
+        workload = Workload([[operations[0]], [operations[-1]]])
+        self.assert_no_thread_left(lambda: blanket.explore(
+            workload.setup(lin_structures.LockedCounter)))

@@ -236,15 +236,18 @@ class _Runner:
     def __init__(self) -> None:
         self.tasks: queue.SimpleQueue[Callable[[], Any]] = queue.SimpleQueue()
         self.results: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        threading.Thread(target=self._serve, daemon=True, name="blanket-model").start()
+        self._thread = threading.Thread(target=self._serve, daemon=True, name="blanket-model")
+        self._thread.start()
 
     def _serve(self) -> None:
         while (task := self.tasks.get()) is not _stop:
             self.results.put(task())
 
     def stop(self) -> None:
-        """End the thread once it is done with its task."""
+        """End the thread (it is idle: its last task returned) and wait
+        until it is gone: nothing is left running."""
         self.tasks.put(_stop)
+        self._thread.join(PENDING_BOUND)
 
     def run(self, task: Callable[[], Any]) -> Any:
         """What *task* returns, or ``None`` if it has not returned after
@@ -264,6 +267,9 @@ class Specification:
                  operations: Sequence[Callable[[Any], Any]],
                  partition: Callable[[Callable[[Any], Any]], Hashable] | None = None) -> None:
         self.model = model if isinstance(model, Model) else Model(model)
+        # A model of its own (a replay's) ends its thread after each check;
+        # a shared one, its check's (check_linearizable closes it).
+        self._own = self.model is not model
         #: The operation of each call, by the call's number.
         self.operations = list(operations)
         #: The parts checked alone, by key, each a list of call numbers.
@@ -287,6 +293,13 @@ class Specification:
         the specification gives each call's result, and after which each
         call still pending (blocked when the run ended) blocks."""
         self.checks += 1
+        try:
+            return self._check(history)
+        finally:
+            if self._own:
+                self.model.close()
+
+    def _check(self, history: History) -> Verdict:
         begins, ends = history.spans()
         order: list[int] = []
         for part in self.parts:
