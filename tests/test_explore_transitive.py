@@ -14,6 +14,7 @@ import functools
 import operator
 import os
 import random
+import sys
 import textwrap
 import threading
 import time
@@ -518,6 +519,15 @@ class Blankets(unittest.TestCase):
         result = blanket.explore(setup)
         self.assertEqual(result.unseen, [])
         self.assertTrue(result.exhausted, result)
+
+    def test_code_never_watched_is_settled_when_met_whoever_runs_it(self) -> None:
+        # (The profile's side of the test above, called by hand.)
+        add = weakref.WeakSet.add.__code__
+        blankets = frame(blanket.explore.__code__, vars(blanket))
+        transitive = Transitive()
+        met(transitive, frame(add, vars(sys.modules["_weakrefset"]), blankets))
+        self.assertIn(id(add), sites.SETTLED)
+        self.assertEqual((transitive.found, transitive.notes, transitive._theirs), ({}, {}, {}))
 
     def test_an_installed_checker_blanket_runs_is_judged_once(self) -> None:
         # typeguard's checks run at each of blanket's own calls: judged the
