@@ -44,6 +44,23 @@ class SameAsOneProcess(unittest.TestCase):
         self.assertEqual(result.lines["tests/reach_cases.py"].never, {line})
 
 
+    def test_the_sampling_strategies_split_their_runs_too(self) -> None:
+        # random and pct split their run numbers among the processes: a
+        # space their depth-first pass ends is exhausted alike, a bug found.
+        for strategy in ("random", "pct"):
+            with self.subTest(strategy):
+                one = blanket.explore(bugs.check_then_act_fixed, strategy=strategy,
+                                      timeout=BOUND)
+                two = blanket.explore(bugs.check_then_act_fixed, strategy=strategy,
+                                      processes=2, timeout=BOUND)
+                self.assertTrue(one.exhausted and two.exhausted, (one, two))
+                self.assertEqual(sorted(two.schedules), sorted(one.schedules))
+                with quiet_thread_errors():
+                    found = blanket.explore(bugs.check_then_act, strategy=strategy,
+                                            processes=2, timeout=BOUND)
+                assert found.failure is not None, found
+                self.assertEqual(found.failure.kind, "invariant")
+
 class Refused(unittest.TestCase):
     def test_what_processes_refuses(self) -> None:
         for options, error, text in [
