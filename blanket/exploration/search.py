@@ -317,8 +317,7 @@ class _Searching:
             # the other shards' runs meet it themselves where they run it).
             # What that code did (a lock it took) the run did not see: the
             # races it seems to show are no evidence.
-            unwatched = self.transitive.grown
-            if unwatched:
+            if self.transitive.grown:
                 self.transitive.grown, grown, found = False, True, []
             result.races += [race for race in found if race not in self.seen]
             self.seen.update(found)

@@ -305,27 +305,18 @@ def _runs_python(kind: type, name: str, hook: str) -> bool:
     """Whether *hook* of an object of type *kind*, for the attribute
     *name*, is Python code: the type's own hook, or a property or another
     data descriptor (a type's, whose instances' attributes live elsewhere)."""
-    found = _static(kind, hook)
+    found = _lookup(kind, hook)
     if type(found) is types.FunctionType:
         return True
     if issubclass(kind, type):  # a class's attributes: its own namespace's
         return False
-    descriptor = _static(kind, name)
+    descriptor = _lookup(kind, name)
     if type(descriptor) is property:
         return True
-    action = _static(type(descriptor), _DESCRIPTOR_HOOKS[hook])
+    action = _lookup(type(descriptor), _DESCRIPTOR_HOOKS[hook])
     return type(action) is types.FunctionType and (
-        _static(type(descriptor), "__set__") is not None
-        or _static(type(descriptor), "__delete__") is not None)
-
-
-def _static(kind: type, name: str) -> object:
-    """What *kind*'s classes hold for *name*, first found along its MRO."""
-    for klass in kind.__mro__:
-        found = vars(klass).get(name)
-        if found is not None:
-            return found
-    return None
+        _lookup(type(descriptor), "__set__") is not None
+        or _lookup(type(descriptor), "__delete__") is not None)
 
 
 @functools.cache

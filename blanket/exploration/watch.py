@@ -46,6 +46,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..core import _unwatched
 from ..transaction import CallSpec
 from .rewrite import rewrite
 from .sites import SETTLED, Memory, Site, describe, module_path, watches
@@ -147,12 +148,7 @@ class Watch:
                 # With the thread's profile off: the rewriting is blanket's
                 # own work, and what it calls (the standard library's Python
                 # code, a checker's) is no code of the thread's to be met.
-                profile = sys.getprofile()
-                sys.setprofile(None)
-                try:
-                    self._watch([function])
-                finally:
-                    sys.setprofile(profile)
+                _unwatched(sys.getprofile(), self._watch, [function])
 
     def install(self) -> None:
         """Swap the rewritten code in (the scenario is being entered)."""
