@@ -1,17 +1,16 @@
-"""Runs each model's setup and setup_fixed (1) in order, one thread after the other,
-with plain threads (the invariant must hold: it is not always false), (2) with
-plain threads racing, N times (how often the bug shows for real), and (3) under
-blanket.explore (dfs and random, 200). Usage, from this folder:
+"""Runs each bug case of the suite's tests/shipped_bugs.py, buggy and fixed,
+(1) in order, one thread after the other, with plain threads (the invariant
+must hold: it is not always false), (2) with plain threads racing, N times
+(how often the bug shows for real), and (3) under blanket.explore (dfs and
+random, 200). Usage, from the checkout's root:
 
-  PYTHONPATH=/work/wt/real python check.py [model ...] [--stress N] [--no-blanket]
+  PYTHONPATH=. python wip/realbugs/check_shipped.py [words of a case's name ...] [--stress N] [--no-blanket]
 """
-import importlib
 import sys
 import threading
 import time
 
-MODELS = ["lazy_attr", "once_emitter", "rw_lock", "lazy_module", "cached_prop", "stampede",
-          "handler_config"]
+from tests.shipped_bugs import BUGS
 
 
 class PlainScenario:
@@ -67,18 +66,18 @@ def main():
         args = [a for a in args if a != str(stress)]
     use_blanket = "--no-blanket" not in sys.argv
     sys.setswitchinterval(1e-6)
-    for name in args or MODELS:
-        module = importlib.import_module(name)
-        for entry in ("setup", "setup_fixed"):
-            setup = getattr(module, entry)
+    for name, (buggy, fixed, _) in BUGS.items():
+        if args and not any(word in name for word in args):
+            continue
+        for entry, setup in (("buggy", buggy), ("fixed", fixed)):
             sequential = plain(setup, False)
             seen = {}
-            if name != "rw_lock" or entry == "setup_fixed":  # a real deadlock leaks threads
+            if "fasteners" not in name or entry == "fixed":  # a real deadlock leaks threads
                 for _ in range(stress):
                     outcome = plain(setup, True)
                     if outcome:
                         seen[outcome[:60]] = seen.get(outcome[:60], 0) + 1
-            line = f"{name}.{entry}: sequential={sequential or 'ok'}; racing x{stress}: {seen or 'never failed'}"
+            line = f"{name}, {entry}: sequential={sequential or 'ok'}; racing x{stress}: {seen or 'never failed'}"
             if use_blanket:
                 import blanket
                 for strategy in ("dfs", "random"):
