@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-defined]
 
 # The profile functions that blanket's own bookkeeping of a call turns off
-# while it runs (see _unwatched): Python ones (an exploration's, see
+# while it runs (see unwatched): Python ones (an exploration's, see
 # blanket.exploration.unseen), and only on Python 3.11. There turning one off and on
 # costs two assignments; from 3.12 on it can re-instrument every function
 # (sys.monitoring), and a profiler written in C (cProfile) could not be put
@@ -55,13 +55,16 @@ _QUIETED: tuple[type, ...] = (
 _getprofile = sys.getprofile
 
 
-@typing.no_type_check  # (typeguard stays off it: it runs at every access)
-def _unwatched(profile: Callable[..., Any], call: Callable[..., Any], *args: Any) -> Any:
+@typing.no_type_check  # (typeguard stays off it: it runs at every call on a primitive)
+def unwatched(profile: Callable[..., Any], call: Callable[..., Any], *args: Any) -> Any:
     """``call(*args)`` with the calling thread's *profile* function off.
 
     Used for blanket's own bookkeeping of a call (parking included), where
     an exploration's profile function has nothing to note but would run at
-    every call and return: about 60 of the 80 it sees per step.
+    every call and return: about 60 of the 80 it sees per step; and for
+    the rewriting of a function a thread meets (what it runs is no code of
+    the thread's, see :meth:`Watch.reached
+    <blanket.exploration.watch.Watch.reached>`).
     """
     sys.setprofile(None)
     try:
@@ -276,7 +279,7 @@ class ScenarioCore:
         profile: Any = _getprofile()
         quiet = profile is not None and type(profile) in _QUIETED
         if quiet:
-            thread, tx, worker_tx, args = _unwatched(profile, self._begin, primitive, spec,
+            thread, tx, worker_tx, args = unwatched(profile, self._begin, primitive, spec,
                                                      args, park)
         else:
             thread, tx, worker_tx, args = self._begin(primitive, spec, args, park)
@@ -299,7 +302,7 @@ class ScenarioCore:
             raise
         if tx is not None:
             if quiet:
-                _unwatched(profile, self.close, tx, result, State.RETURNED)
+                unwatched(profile, self.close, tx, result, State.RETURNED)
             else:
                 self.close(tx, result, State.RETURNED)
         return result

@@ -46,7 +46,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..core import _unwatched
+from ..core import unwatched
 from ..transaction import CallSpec
 from .rewrite import rewrite
 from .sites import SETTLED, Memory, Site, describe, module_path, watches
@@ -148,7 +148,7 @@ class Watch:
                 # With the thread's profile off: the rewriting is blanket's
                 # own work, and what it calls (the standard library's Python
                 # code, a checker's) is no code of the thread's to be met.
-                _unwatched(sys.getprofile(), self._watch, [function])
+                unwatched(sys.getprofile(), self._watch, [function])
 
     def install(self) -> None:
         """Swap the rewritten code in (the scenario is being entered)."""
