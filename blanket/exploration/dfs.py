@@ -8,6 +8,7 @@ replayed prefix that meets other calls than before stops it
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .races import MEMORY
@@ -36,6 +37,12 @@ class NotDeterministic(RuntimeError):
         #: The first line of the message: at which step, which call differed.
         self.summary = summary
 
+
+#: What orders the calls a node can let go (see :mod:`blanket.exploration.guided`):
+#: given the options, the run and the thread that went last, the options'
+#: numbers, the one to try first first. It only orders: every option is
+#: still tried that the plain search tries.
+Guide = Callable[[list[Option], Run, "int | None"], list[int]]
 
 #: A parked call as a node keeps it, for :class:`NotDeterministic`'s
 #: message: its option's number, the step letting it go, and where in the
@@ -101,6 +108,8 @@ class Node:
     choice: int = -1
     backtrack: list[int] = field(default_factory=list)
     done: list[int] = field(default_factory=list)
+    #: The options' numbers in the order a guide prefers them (None: as enabled).
+    order: list[int] | None = None
 
     def cost(self, choice: int) -> int:
         """1 if taking option *choice* preempts the thread that went last."""
@@ -145,8 +154,11 @@ class DepthFirst:
     steps not ordered by the run's happens-before adds the other order to
     the search where the first of them was chosen."""
 
-    def __init__(self, bound: int | None, split_depth: int) -> None:
+    def __init__(self, bound: int | None, split_depth: int, guide: Guide | None = None
+                 ) -> None:
         self.bound = bound
+        #: What orders each node's options, if anything (see :data:`Guide`).
+        self.guide = guide
         self.split_depth = split_depth
         self.stack: list[Node] = []
         #: Whether the search is in its first pass: the first run of each
@@ -190,13 +202,18 @@ class DepthFirst:
             node = Node(enabled, dict(run.pending), sleep, previous, preemptions, self.runs,
                         _calls(options, places=self.runs == 1))
             choice = None
-            for c, _ in enabled:
-                if c not in sleep and self._allowed(node, c):
-                    if c // 2 == previous:  # going on: no preemption
-                        choice = c
-                        break
-                    if choice is None:
-                        choice = c
+            if self.guide is not None:  # the guide's first that may go
+                node.order = self.guide(options, run, previous)
+                choice = next((c for c in node.order
+                               if c not in sleep and self._allowed(node, c)), None)
+            else:
+                for c, _ in enabled:
+                    if c not in sleep and self._allowed(node, c):
+                        if c // 2 == previous:  # going on: no preemption
+                            choice = c
+                            break
+                        if choice is None:
+                            choice = c
             if choice is None:
                 return None  # every order from here was run already
             node.choice = choice
@@ -332,6 +349,8 @@ class DepthFirst:
             if ceiling is None or depth < ceiling:
                 wide = depth < self.split_depth
                 tried = [c for c, _ in node.enabled] if wide else node.backtrack
+                if node.order is not None:
+                    tried = sorted(tried, key=node.order.index)
                 for choice in tried:
                     if choice not in node.done and choice not in node.sleep \
                             and self._allowed(node, choice):
