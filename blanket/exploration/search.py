@@ -53,6 +53,7 @@ from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
 from .dfs import DepthFirst, NotDeterministic
+from .guided import Guide
 from .processes import check as check_processes
 from .processes import search as search_processes
 from .processwide import Snapshot
@@ -126,6 +127,19 @@ def _check_arguments(setup: object, strategy: object, seed: object, timeout: obj
         raise TypeError(f"name={name!r}: expected a str or None")
 
 
+def _check_guided(guided: object, strategy: str, reach: object) -> None:
+    """Refuse *guided* unless ``None`` or a bool, and ``True`` unless the
+    search is a depth-first one for lines (*reach*)."""
+    if guided is not None and not isinstance(guided, bool):
+        raise TypeError(f"guided={guided!r}: expected True, False or None")
+    if guided and strategy != "dfs":
+        raise ValueError(f"guided=True with strategy {strategy!r}: only the 'dfs' search "
+                         "is guided (the samples are random)")
+    if guided and reach is None:
+        raise ValueError("guided=True without reach=: the search is guided toward the "
+                         "lines reach= names")
+
+
 def _owner(choices: Sequence[str], count: int) -> int:
     """The shard (1..count) a schedule prefix belongs to."""
     return zlib.crc32(",".join(choices).encode()) % count + 1
@@ -144,7 +158,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
             timeout: float = 10.0, name: str | None = None, races: str = "report",
             exclude: Iterable[object] = (), reach: object = None, lines: bool = False,
-            processes: int = 1) -> Exploration:
+            processes: int = 1, guided: bool | None = None) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -186,7 +200,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     *reach* names lines to run (``"pkg/module.py:42"``, ``(function, 42)``
     or a list of them: see :mod:`blanket.exploration.reach`): the search
     also stops once a run has run each of them, and
-    :attr:`Exploration.reached` gives the schedule and the test. With
+    :attr:`Exploration.reached` gives the schedule and the test. The
+    ``"dfs"`` search then tries first the orders likely to run them
+    (:mod:`blanket.exploration.guided`: other threads first, timeouts
+    expired first, the threads nearest a target first): it still runs
+    every order when it ends, so what it says of a line no order runs
+    holds. *guided* ``False`` keeps the plain order; ``True`` asks for
+    the guidance (it needs *reach* and ``"dfs"``); ``None``, the default,
+    is guided whenever it can be. With
     *lines*, :attr:`Exploration.lines` says which lines of the watched
     files the runs ran, and which no order runs when the search covered
     every order.
@@ -200,6 +221,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("max_preemptions", max_preemptions, 0, optional=True)
     _check_count("depth", depth, 1)
     _check_count("split_depth", split_depth, 1)
+    _check_guided(guided, strategy, reach)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     if isinstance(exclude, str):
@@ -212,7 +234,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             "strategy": strategy, "max_schedules": max_schedules,
             "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
             "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
-            "exclude": exclude, "reach": reach, "lines": lines})
+            "exclude": exclude, "reach": reach, "lines": lines, "guided": guided})
     transitive = Transitive(exclude)
     aim = goal(setup, reach, lines, timeout)
     # A run's threads go one at a time (see blanket.exploration.affinity);
@@ -221,7 +243,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         runners = Runners()
         try:
             return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                           split_depth, timeout, name, races, runners, transitive, aim)
+                           split_depth, timeout, name, races, runners, transitive, aim,
+                           guided is not False)
         finally:
             runners.close()  # nothing left running, however the search ended
 
@@ -229,14 +252,17 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
-            transitive: Transitive, aim: Goal | None = None) -> Exploration:
+            transitive: Transitive, aim: Goal | None = None, guided: bool = False
+            ) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
-    looked for."""
+    looked for, which a depth-first search is *guided* toward."""
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
                            split_depth, transitive, aim)
+    if guided and strategy == "dfs" and aim is not None and aim.targets:
+        searching.guide = Guide(aim.targets)
     try:
         if strategy == "dfs":
             searching.result.max_preemptions = max_preemptions
@@ -284,6 +310,8 @@ class _Searching:
         self.doubts: list[str] = []
         #: The process-wide state every run starts from (logging's).
         self.before = Snapshot()
+        #: What orders the depth-first search's choices, if anything.
+        self.guide: Guide | None = None
 
     @property
     def unknowable(self) -> bool:
@@ -376,7 +404,7 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
                  ) -> None:
     """The ``"dfs"`` strategy, at most *max_schedules* schedules counted."""
     result = searching.result
-    search = DepthFirst(max_preemptions, searching.split_depth)
+    search = DepthFirst(max_preemptions, searching.split_depth, searching.guide)
     while len(result.schedules) < max_schedules:
         went = searching.depth_first(search, result.schedules)
         if went in (FAILED, REACHED):
@@ -387,7 +415,7 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
             # is there still; what code then unwatched met (a real lock it
             # took, now the scenario's) is not.
             searching.unseen.forget()
-            search = DepthFirst(max_preemptions, searching.split_depth)
+            search = DepthFirst(max_preemptions, searching.split_depth, searching.guide)
         elif went == ENDED:
             result.exhausted = True
             return
