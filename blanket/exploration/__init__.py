@@ -6,6 +6,8 @@
 - the strategies: :mod:`~blanket.exploration.dfs` (with its partial-order
   reduction), :mod:`~blanket.exploration.uniform` (``"random"``) and
   :mod:`~blanket.exploration.pct`;
+- :mod:`~blanket.exploration.guided`: the order the ``"dfs"`` search
+  tries first when it looks for lines (``reach=``);
 - :mod:`~blanket.exploration.result`: what the search gives back;
 - :mod:`~blanket.exploration.reproduce`: the test that replays a schedule;
 - watching plain shared state: :mod:`~blanket.exploration.watch` (the

@@ -45,7 +45,8 @@ from .sites import module_path
 
 class Guide:
     """The order of the calls at each choice, toward the lines *targets*
-    (places, ``"pkg/module.py:42"``); a :data:`~blanket.exploration.dfs.Guide`."""
+    (places, ``"pkg/module.py:42"``): called at each new node of the
+    depth-first search (``blanket.exploration.dfs.Guide``)."""
 
     def __init__(self, targets: list[str]) -> None:
         self.targets = [split(target) for target in targets]
@@ -72,7 +73,8 @@ class Guide:
         while frame is not None:
             lines = self.lines_in(frame)
             if lines:
-                return min(abs(frame.f_lineno - line) for line in lines)
+                here: int = frame.f_lineno  # (typeshed: int | Any)
+                return min(abs(here - line) for line in lines)
             frame = frame.f_back
         return sys.maxsize
 

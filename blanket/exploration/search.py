@@ -20,6 +20,10 @@ which one is the strategy's choice:
     probabilistic concurrency testing: random thread priorities with
     *depth* - 1 priority change points.
 
+With ``reach=`` the ``"dfs"`` search is guided toward the lines: it tries
+first the orders likely to run them (:mod:`blanket.exploration.guided`),
+and still every order.
+
 Beside the random strategies' samples a depth-first pass runs, one run
 after each, so that a space smaller than the budget is known to be whole
 once the pass ends (the search then stops).
@@ -202,8 +206,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     also stops once a run has run each of them, and
     :attr:`Exploration.reached` gives the schedule and the test. The
     ``"dfs"`` search then tries first the orders likely to run them
-    (:mod:`blanket.exploration.guided`: other threads first, timeouts
-    expired first, the threads nearest a target first): it still runs
+    (:mod:`blanket.exploration.guided`: timeouts expired first, then the
+    threads in a target's function, switching between them): it still runs
     every order when it ends, so what it says of a line no order runs
     holds. *guided* ``False`` keeps the plain order; ``True`` asks for
     the guidance (it needs *reach* and ``"dfs"``); ``None``, the default,
