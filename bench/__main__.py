@@ -101,6 +101,12 @@ FIGURES = [
     # Issue 23: reaching a line, and one search over two processes.
     Figure("explore(reach=...): the retry of an optimistic update, 3 threads",
            _value("reach_seconds"), "s", 1.0),
+    Figure("explore(reach=...): runs to reach the 10 lines of tests/reach_cases.py, guided",
+           _value("reach_runs_guided"), "runs", None),
+    Figure("  the same, plain dfs (guided=False)",
+           _value("reach_runs_plain"), "runs", None),
+    Figure("  guided / plain dfs (blanket.exploration.guided)",
+           _ratio("reach_runs_guided", "reach_runs_plain"), "x", 0.75),
     Figure("explore: 2 threads x 7 locked sections (3432 orders), 1 process",
            _value("one_process_seconds"), "s", None),
     Figure("  the same, processes=2",

@@ -1,7 +1,9 @@
 """Figures of exploration (issue 15): the cost of a watched access that is
 not a scheduling point, and how fast :func:`blanket.explore` runs a few
 reference scenarios (schedules per second, and the time to exhaust two
-threads of six locked sections each: 924 orders).
+threads of six locked sections each: 924 orders); and (issue 23) the runs
+``reach=`` takes to reach the lines of ``tests/reach_cases.py``, guided
+and not.
 
 Only this checkout's blanket has exploration, so these figures are measured
 by ``python -m bench`` itself, never in blanket 1.0's environment.
@@ -12,10 +14,12 @@ from __future__ import annotations
 import time
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import blanket
 from blanket.exploration import rewrite, sites
+from tests import reach_cases
 
 
 class _Counter:
@@ -119,6 +123,20 @@ def _racy_counter(scenario: blanket.Scenario) -> None:
         scenario.thread(increment)
 
 
+def runs_to_reach(guided: bool) -> int:
+    """The runs explore(reach=...) takes to reach the lines of
+    ``tests/reach_cases.py``, all ten, *guided* or in the plain order
+    (counted, not timed: the same on every machine)."""
+    total = 0
+    for name, setup in reach_cases.CASES.items():
+        # The one line in another module, as tests/test_reach.py names it.
+        path = Path(reach_cases.__file__)
+        place = reach_cases.place(name, path.with_name("reach_other.py")
+                                  if name == "other-module" else path)
+        total += blanket.explore(setup, reach=place, guided=guided).runs
+    return total
+
+
 def explored(setup: Callable[[blanket.Scenario], object], **options: Any
              ) -> tuple[float, int]:
     """Seconds an exploration took, and the schedules it counted."""
@@ -155,5 +173,7 @@ def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
         keep("two_processes_seconds", seconds)
         seconds, _ = explored(_optimistic, reach=RETRY)
         keep("reach_seconds", seconds)
+    best["reach_runs_guided"] = runs_to_reach(guided=True)
+    best["reach_runs_plain"] = runs_to_reach(guided=False)
     # Rates were kept negated, so that "best" is the highest.
     return {name: abs(value) for name, value in best.items()}
