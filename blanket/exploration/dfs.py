@@ -40,8 +40,8 @@ class NotDeterministic(RuntimeError):
 
 #: What orders the calls a node can let go (see :mod:`blanket.exploration.guided`):
 #: given the options, the run and the thread that went last, the options'
-#: numbers, the one to try first first. It only orders: every option is
-#: still tried that the plain search tries.
+#: numbers, first the one to try first. It only orders: every option the
+#: plain search tries is still tried.
 Guide = Callable[[list[Option], Run, "int | None"], list[int]]
 
 #: A parked call as a node keeps it, for :class:`NotDeterministic`'s
