@@ -46,12 +46,11 @@ _active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-de
 
 # The profile functions that blanket's own bookkeeping of a call turns off
 # while it runs (see unwatched): Python ones (an exploration's, see
-# blanket.exploration.unseen), and only on Python 3.11. There turning one off and on
-# costs two assignments; from 3.12 on it can re-instrument every function
-# (sys.monitoring), and a profiler written in C (cProfile) could not be put
-# back as it was.
-_QUIETED: tuple[type, ...] = (
-    (types.FunctionType, types.MethodType) if sys.version_info < (3, 12) else ())
+# blanket.exploration.unseen), not a profiler written in C, which could not
+# be put back as it was. (From 3.12 on, turning the last thread's profile
+# off and on re-instruments every function: an exploration keeps one on in
+# a thread of its own, see blanket.exploration.runners.)
+_QUIETED: tuple[type, ...] = (types.FunctionType, types.MethodType)
 _getprofile = sys.getprofile
 
 

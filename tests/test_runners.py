@@ -17,6 +17,7 @@ from .support import quiet_thread_errors
 
 # The module, not the function blanket exports under its name.
 explore_module = importlib.import_module("blanket.exploration.search")
+runners_module = importlib.import_module("blanket.exploration.runners")
 
 #: Module-level thread-local data, as code under test might keep.
 _local = threading.local()
@@ -165,6 +166,20 @@ class RunnersOnTheirOwn(unittest.TestCase):
         finally:
             self.assertTrue(runners.close())
         self.assertEqual(runners.idle, 0)
+
+    def test_a_profile_function_is_on_while_they_are_open(self) -> None:
+        # The keeper (see the module): asleep on a lock, its profile on.
+        events: list[tuple[str, object]] = []
+
+        def note(frame: object, event: str, arg: object) -> None:
+            events.append((event, getattr(arg, "__name__", None)))
+
+        with mock.patch.object(runners_module, "_silent", note):
+            runners = Runners()
+            self.assertTrue(runners.close())
+        self.assertIn(("c_call", "acquire"), events)  # asleep under the profile
+        self.assertEqual(events[-1], ("c_call", "setprofile"))  # and off once closed
+        self.assertTrue(runners.close())  # closing again: nothing left to end
 
     def test_closed_runners_start_nothing(self) -> None:
         runners = Runners()
