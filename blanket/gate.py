@@ -128,7 +128,8 @@ class Primitive:
         a method while it is switched never calls a freed one.
         """
         bound = self.__dict__
-        targets = bound.get("_targets")
+        # (not get: see the note at the top of blanket.core)
+        targets = bound["_targets"] if "_targets" in bound else None
         if targets is None:
             real, cls = self._real, type(self)
             targets = bound["_targets"] = {

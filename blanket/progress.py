@@ -151,8 +151,8 @@ def _live_chains(core: ScenarioCore) -> Iterator[tuple[threading.Thread, list[Tr
     records, finished, managed = core.records, core.finished, core.managed
     for thread in managed:
         if thread not in finished:  # core.terminated(), for a managed thread
-            record = records.get(thread)
-            yield thread, record.chain if record is not None else []
+            # (not records.get: see the note at the top of blanket.core)
+            yield thread, records[thread].chain if thread in records else []
     for thread, record in records.items():
         if record.chain and thread not in managed:
             yield thread, record.chain

@@ -76,10 +76,12 @@ class Twins:
         """What watched code uses instead of *value* (one of
         ``REAL_KINDS``): its twin, or *value* itself when it is the
         scenario's own or cannot have one."""
-        made = self._made.get(id(value))
+        key, made_by_id = id(value), self._made
+        # (not get: see the note at the top of blanket.core)
+        made = made_by_id[key] if key in made_by_id else None
         if made is None:
             with self._core.lock:  # two threads' first uses make one twin
-                made = self._made.get(id(value))
+                made = made_by_id[key] if key in made_by_id else None
                 if made is None:
                     twin = self._twin(value)
                     state = None if twin is None else _state(twin._real)

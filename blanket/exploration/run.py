@@ -212,10 +212,11 @@ class Run:
         return make_step(Run._what(tx), expired, disregarded, ())
 
     def _index(self, thread: Any) -> int:
-        number = self.numbers.get(thread)
-        if number is None:  # a thread the code under test started
-            number = self.numbers[thread] = len(self.threads)
-            self.threads.append(thread)
+        numbers = self.numbers  # (not get: see the note at the top of blanket.core)
+        if thread in numbers:
+            return numbers[thread]
+        number = numbers[thread] = len(self.threads)  # one the code under test started
+        self.threads.append(thread)
         return number
 
     def _observe(self) -> dict[int, tuple[object, ...]]:
@@ -228,7 +229,8 @@ class Run:
         seen: dict[int, tuple[object, ...]] = {}
         records = core.records
         for number, thread in enumerate(self.threads):
-            record = records.get(thread)
+            # (not records.get: see the note at the top of blanket.core)
+            record = records[thread] if thread in records else None
             if record is not None and record.chain:
                 top = record.chain[-1]
                 seen[number] = (id(top), top._state, top._parked, core.terminated(thread))
@@ -249,7 +251,8 @@ class Run:
         keys, pending, options = self.keys, {}, []
         for tx in progress.parked(self.core):
             index = self._index(tx.thread)
-            key = keys.get(tx)
+            # (not keys.get: see the note at the top of blanket.core)
+            key = keys[tx] if tx in keys else None
             if key is None:
                 key = keys[tx] = key_of(tx)
             pending[index] = key
@@ -351,7 +354,8 @@ class Run:
         self.going = None
         self.seen = after = self._observe()
         moved = [(index, seen) for index, seen in after.items()
-                 if index == option.thread or seen != before.get(index)]
+                 # (not before.get: see the note at the top of blanket.core)
+                 if index == option.thread or index not in before or seen != before[index]]
         self.trace.append((option.thread, option.key,
                            tuple(index for index, _ in moved if index != option.thread)))
         self.taken.append((what, expired, disregarded, moved))

@@ -376,7 +376,8 @@ def _thread_record() -> tuple[list[Any], Watch] | None:
     """The calling thread's record, made on its first access: threads of a
     scenario that watches record, others (the scheduler) do not."""
     thread = threading.current_thread()
-    watch = watches.get(getattr(thread, "_blanket_core", None))
+    core = getattr(thread, "_blanket_core", None)
+    watch = watches[core] if core in watches else None  # (not get: see blanket.core)
     state = None if watch is None else watch.join(thread)
     _local.state = state
     return state

@@ -203,9 +203,10 @@ class Watch:
         if self.parks and ("write" if write else "read", label, place) not in self.parks:
             return  # the replay's site, reaching something its schedule does not name
         with self.core.lock:
-            memory = self._memory.get((label, place))
+            key = (label, place)  # (not get: see the note at the top of blanket.core)
+            memory = self._memory[key] if key in self._memory else None
             if memory is None:
-                memory = self._memory[(label, place)] = Memory(label, place)
+                memory = self._memory[key] = Memory(label, place)
         self.core.run(memory, _SPECS[write], (), _nothing)
 
 
