@@ -15,7 +15,7 @@ at epoch f when U, after its step f, knows of a step of T later than e.
 from __future__ import annotations
 
 import typing
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,18 +115,8 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
     sites: set[Site] = set()
     for (target_id, attribute), entries in seen.items():
         items = list(entries.items())
-        pairs = [(a, b) for i, a in enumerate(items) for j, b in enumerate(items)
-                 # Two writes are one pair, taken once.
-                 if a[0][2] and a[0][0] != b[0][0] and (not b[0][2] or j > i)]
-        pairs += [(a, b) for a in items for b in _met(seen, targets, target_id, attribute)
-                  if a[0][0] != b[0][0] and (a[0][2] or b[0][2])]
-        for (a, a_name), (b, b_name) in pairs:
-            # Only the access at the earlier epoch can happen before the
-            # other (a clock after step f knows of no step past f; at one
-            # epoch neither does).
-            earlier, later = (a, b) if a[3] < b[3] else (b, a)
-            if _ordered(after, earlier, later):
-                continue
+        met = _met(seen, targets, target_id, attribute)
+        for (a, a_name), (b, b_name) in _unordered(items, met, after):
             what = describe(targets[target_id], attribute, b[1] if is_item(a[1]) else a[1])
             first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
                                    key=lambda side: (side[0], side[1].line or 0))
@@ -204,8 +194,46 @@ def _verb(write: bool) -> str:
     return "write" if write else "read"
 
 
-def _ordered(after: dict[tuple[int, int], dict[int, int]],
-             a: tuple[int, Site, bool, int], b: tuple[int, Site, bool, int]) -> bool:
-    """Whether access *a* happens before access *b*."""
-    clock = after.get((b[0], b[3]), {})
-    return clock.get(a[0], -1) > a[3]
+_UNKNOWING: dict[int, int] = {}  # the clock of a thread that moved at no step
+
+
+def _unordered(items: list[tuple[Entry, str]], met: list[tuple[Entry, str]],
+               after: dict[tuple[int, int], dict[int, int]]
+               ) -> Iterator[tuple[tuple[Entry, str], tuple[Entry, str]]]:
+    """The pairs of accesses of one piece of state (*items*), and of it and
+    the other state it meets (*met*), that race: of two threads, one a
+    write (two writes taken once), neither happening before the other.
+
+    Only the access at the earlier epoch can happen before the other (a
+    clock after step f knows of no step past f; at one epoch neither
+    does). (It runs after every run, over every pair: each access's clock
+    is looked up once.)"""
+    clocks = [after.get((entry[0], entry[3]), _UNKNOWING) for entry, _ in items]
+    for i, a_side in enumerate(items):
+        a = a_side[0]
+        if not a[2]:
+            continue
+        thread, epoch = a[0], a[3]
+        for j, b_side in enumerate(items):
+            b = b_side[0]
+            if b[0] == thread or (b[2] and j <= i):
+                continue
+            if epoch < b[3]:
+                if clocks[j].get(thread, -1) > epoch:
+                    continue
+            elif clocks[i].get(b[0], -1) > b[3]:
+                continue
+            yield a_side, b_side
+    for i, a_side in enumerate(items):
+        a = a_side[0]
+        thread, epoch = a[0], a[3]
+        for b_side in met:
+            b = b_side[0]
+            if b[0] == thread or not (a[2] or b[2]):
+                continue
+            if epoch < b[3]:
+                if after.get((b[0], b[3]), _UNKNOWING).get(thread, -1) > epoch:
+                    continue
+            elif clocks[i].get(b[0], -1) > b[3]:
+                continue
+            yield a_side, b_side
