@@ -54,8 +54,10 @@ _active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-de
 # while it runs (see unwatched): Python ones (an exploration's, see
 # blanket.exploration.unseen), not a profiler written in C, which could not
 # be put back as it was. (From 3.12 on, turning the last thread's profile
-# off and on re-instruments every function: an exploration keeps one on in
-# a thread of its own, see blanket.exploration.runners.)
+# off and on re-instruments every function: an exploration that watches
+# with profile functions keeps one on in a thread of its own, see
+# blanket.exploration.runners; where it can, it watches through
+# sys.monitoring instead, and the threads have no profile to turn off.)
 _QUIETED: tuple[type, ...] = (types.FunctionType, types.MethodType)
 _getprofile = sys.getprofile
 

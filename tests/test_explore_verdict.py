@@ -20,7 +20,7 @@ from typing import Any
 
 import blanket
 from blanket import Scenario
-from blanket.exploration import unseen
+from blanket.exploration import monitor, unseen
 from blanket.exploration.unseen import Unseen
 from blanket.primitives import _wait_for
 
@@ -359,8 +359,12 @@ class Verdict(unittest.TestCase):
         # 3.13t was seen to report no event to a thread's first profile: the
         # first exploration of a process said "the whole space" of a thread
         # it never saw. Here the probe's call turns the profile off from C,
-        # unseen, as such an interpreter would leave it.
-        with unittest.mock.patch.object(unseen, "_probe", functools.partial(sys.setprofile, None)):
+        # unseen, as such an interpreter would leave it. (Profile functions
+        # watch the threads on 3.11, and where sys.monitoring's tool id is
+        # taken: see blanket.exploration.monitor.)
+        silent = functools.partial(sys.setprofile, None)
+        with unittest.mock.patch.object(unseen, "_probe", silent), \
+                unittest.mock.patch.object(monitor, "available", lambda: False):
             result = explore(two_sections)
         self.assertFalse(result.exhausted, result)
         self.assertIn("a thread's profile saw no call (the interpreter did not start it): "

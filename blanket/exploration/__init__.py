@@ -14,7 +14,9 @@
   rewriter) and :mod:`~blanket.exploration.races`;
 - what the code under test makes and does: :mod:`~blanket.exploration.adopt`
   (its threads and primitives become the scenario's) and
-  :mod:`~blanket.exploration.unseen` (what blanket cannot schedule);
+  :mod:`~blanket.exploration.unseen` (what blanket cannot schedule), which
+  sees the threads' calls through :mod:`~blanket.exploration.monitor`
+  (``sys.monitoring``) where there is one;
 - speed: :mod:`~blanket.exploration.runners` (threads started ahead) and
   :mod:`~blanket.exploration.affinity` (one CPU).
 

@@ -38,9 +38,9 @@ from . import races
 from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
-from .sites import module_path
+from .sites import BLANKET_FOLDER, module_path
 from .unseen import Unseen
-from .watch import BLANKET_FOLDER, Transitive
+from .watch import Transitive
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker

@@ -20,8 +20,11 @@ starts with no thread-local data left by an earlier run; and ``join()`` and
 Runners left over when the exploration ends are told to end, and waited
 for: nothing is left running.
 
-One more runner keeps a profile function set, asleep, for as long as the
-exploration runs (:meth:`Runners.close` ends it). From Python 3.12 on a
+Where the threads are watched by profile functions (3.11, or where
+``sys.monitoring``'s tool id is taken: see
+:mod:`blanket.exploration.monitor`), one more runner keeps a profile
+function set, asleep, for as long as the exploration runs
+(:meth:`Runners.close` ends it). From Python 3.12 on a
 thread's profile function is a ``sys.monitoring`` tool of the whole
 interpreter: when the last thread that has one turns it off, the
 instrumentation of every function is taken out (each at its next call),
@@ -156,22 +159,27 @@ class Runners:
     ``Runners`` that is closed starts no more.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep_profile: bool = True) -> None:
         # Oldest first: the longer a runner has had, the surer it is going.
         self._idle: collections.deque[_Runner] = collections.deque()
         self._closed = False
         # The keeper of a profile function (see the module), asleep on a
-        # lock until close() releases it.
+        # lock until close() releases it; none where the exploration's
+        # threads have no profile function (it sees them through
+        # sys.monitoring, and a profile on anywhere slows every thread).
         self._profiling = _thread.allocate_lock()
         self._profiling.acquire()
-        self._keeper = _Runner()
-        self._keeper.run(self._keep_profiling)
+        self._keeper: _Runner | None = None
+        if keep_profile:
+            self._keeper = _Runner()
+            self._keeper.run(self._keep_profiling)
 
     def _keep_profiling(self) -> None:
         """The keeper's task: a profile function on until :meth:`close`."""
         sys.setprofile(_silent)
         self._profiling.acquire()
         sys.setprofile(None)
+        assert self._keeper is not None
         self._keeper.exit.ending()
 
     @property
@@ -214,6 +222,7 @@ class Runners:
                 runner.end()
             if not self._closed:
                 self._profiling.release()
-                ending.append(self._keeper)
+                if self._keeper is not None:
+                    ending.append(self._keeper)
             self._closed = True
         return all([runner.exit.wait(timeout) for runner in ending])

@@ -58,6 +58,7 @@ from . import pct, uniform
 from .affinity import one_cpu
 from .dfs import DepthFirst, NotDeterministic
 from .guided import Guide
+from .monitor import monitoring
 from .processes import check as check_processes
 from .processes import search as search_processes
 from .processwide import Snapshot
@@ -242,13 +243,17 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     transitive = Transitive(exclude)
     aim = goal(setup, reach, lines, timeout)
     # A run's threads go one at a time (see blanket.exploration.affinity);
-    # the lines looked for are probed for the whole search.
-    with one_cpu(), aim or nullcontext():
-        runners = Runners()
+    # what the threads call is seen through sys.monitoring where there is
+    # one (see blanket.exploration.monitor), else by a profile function per
+    # thread, kept cheap to turn off by one that sleeps (see
+    # blanket.exploration.runners); the lines looked for are probed for the
+    # whole search.
+    with one_cpu(), monitoring() as monitored, aim or nullcontext():
+        runners = Runners(keep_profile=not monitored)
         try:
             return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
                            split_depth, timeout, name, races, runners, transitive, aim,
-                           guided is not False)
+                           guided is not False, monitored)
         finally:
             runners.close()  # nothing left running, however the search ended
 
@@ -256,15 +261,17 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
-            transitive: Transitive, aim: Goal | None = None, guided: bool = False
-            ) -> Exploration:
+            transitive: Transitive, aim: Goal | None = None, guided: bool = False,
+            monitored: bool = False) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
-    looked for, which a depth-first search is *guided* toward."""
+    looked for, which a depth-first search is *guided* toward; the threads'
+    calls are seen through ``sys.monitoring`` when *monitored*."""
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
                            split_depth, transitive, aim)
+    searching.unseen.monitored = monitored
     if guided and strategy == "dfs" and aim is not None and aim.targets:
         searching.guide = Guide(aim.targets)
     try:

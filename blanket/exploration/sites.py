@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from .realprims import REAL_KINDS
 
+#: The folder of blanket's own code (the package, this module's parent's).
+BLANKET_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
 if TYPE_CHECKING:  # pragma: no cover
     from .watch import Watch
 

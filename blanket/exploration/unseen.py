@@ -8,11 +8,14 @@ being offered; a ``time.sleep`` lets real time pass. A search that met any of
 them has not seen every order of the program, however many schedules it
 ran, and must not say it has.
 
-An :class:`Unseen` watches for them with a profile function
-(:func:`sys.setprofile`, per thread, so threads outside the exploration pay
-nothing): in the main thread while the setup runs (threads it starts), and
-in each managed thread while its target runs (threads started, real
-primitives used, blocking calls). Calls made by blanket itself and by the
+An :class:`Unseen` watches for them with a profile function: in the main
+thread while the setup runs (threads it starts), and in each managed
+thread while its target runs (threads started, real primitives used,
+blocking calls). An exploration gives it the events from
+``sys.monitoring`` (:mod:`blanket.exploration.monitor`, from 3.12 on:
+turned off for good where they fire in blanket's own code); elsewhere it
+is the thread's :func:`sys.setprofile`, per thread, so that threads
+outside the exploration pay nothing. Calls made by blanket itself and by the
 ``threading`` module on its own behalf are left alone: what is named is the
 first call that comes from elsewhere, at its file and line.
 
@@ -41,8 +44,9 @@ from types import FrameType
 from typing import Any
 
 from .. import sleepers
-from .sites import SETTLED
-from .watch import BLANKET_FOLDER, Transitive
+from . import monitor
+from .sites import BLANKET_FOLDER, SETTLED
+from .watch import Transitive
 
 _THREADING = threading.__file__
 
@@ -120,6 +124,10 @@ class Unseen:
         #: What the exploration watches: the code a thread runs that is not
         #: watched yet is met there (``None``: nothing is watched).
         self.transitive: Transitive | None = None
+        #: Whether the events come from ``sys.monitoring`` (while an
+        #: exploration monitors, see :mod:`blanket.exploration.monitor`),
+        #: not from a profile function per thread.
+        self.monitored = False
 
     @property
     def notes(self) -> list[str]:
@@ -153,9 +161,10 @@ class Unseen:
             self._c_call(frame, _C_CALLS[_THREAD_START])
 
     @typing.no_type_check
-    def _uses(self, frame: FrameType, event: str, arg: Any) -> None:
+    def _uses(self, frame: FrameType, event: str, arg: Any) -> bool:
         """Note threads started, real primitives used and blocking calls (a
-        managed thread's profile).
+        managed thread's profile); true for a call of code it will never
+        note anything of (see :mod:`blanket.exploration.monitor`).
 
         It runs at every call and return of the thread, blanket's own
         included, so the events that note nothing (returns, most calls)
@@ -175,11 +184,16 @@ class Unseen:
             code = frame.f_code
             if code.co_filename == _THREADING:
                 self._threading_call(frame)
-            elif id(code) not in SETTLED and self.transitive is not None \
-                    and id(code) not in self.transitive.judged:
-                self.transitive.met(frame)  # Python code the run does not watch
+                return False
+            transitive = self.transitive
+            if id(code) in SETTLED or transitive is None:
+                return True
+            if id(code) not in transitive.judged:
+                transitive.met(frame)  # Python code the run does not watch
+            return id(code) in transitive.judged
         elif sleepers.acquiring and event[0] == "c":  # c_return, c_exception
             sleepers.real_return(arg)
+        return False
 
     def _c_call(self, frame: FrameType, noted: tuple[str, str]) -> bool:
         """A builtin that is noted was called in *frame*: note it unless
@@ -243,6 +257,8 @@ class Unseen:
 
     def _watching(self, hook: Profile, call: Callable[..., Any], *args: Any,
                   **kwargs: Any) -> Any:
+        if self.monitored:  # pragma: no cover - Python 3.12 on (make matrix runs it)
+            return monitor.watching(hook, call, *args, **kwargs)
         previous: Any = sys.getprofile()  # typeshed narrows the events to literals
         if previous is not None and not callable(previous):
             # A profiler written in C (cProfile's, before 3.12, when it

@@ -48,14 +48,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import unwatched
 from ..transaction import CallSpec
+from . import monitor
 from .rewrite import rewrite
-from .sites import SETTLED, Memory, Site, describe, module_path, watches
+from .sites import BLANKET_FOLDER, SETTLED, Memory, Site, describe, module_path, watches
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
 
-#: The folder of blanket's own code (the package, this module's parent's).
-BLANKET_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # The files of code never watched: blanket's own, and threading's.
 _UNWATCHED = (BLANKET_FOLDER, threading.__file__)
 # Never watched either: the import system (imports are serialized by its own
@@ -148,7 +147,8 @@ class Watch:
                 # With the thread's profile off: the rewriting is blanket's
                 # own work, and what it calls (the standard library's Python
                 # code, a checker's) is no code of the thread's to be met.
-                unwatched(sys.getprofile(), self._watch, [function])
+                # (Its events, where they come from sys.monitoring: paused.)
+                monitor.paused(unwatched, sys.getprofile(), self._watch, [function])
 
     def install(self) -> None:
         """Swap the rewritten code in (the scenario is being entered)."""

@@ -1,0 +1,126 @@
+"""What the threads of an exploration call, seen through sys.monitoring
+(blanket.exploration.monitor, Python 3.12 on), and by profile functions
+where it cannot be had (3.11, a tool id taken)."""
+
+from __future__ import annotations
+
+import importlib
+import queue
+import sys
+import time
+import unittest
+from unittest import mock
+
+import blanket
+from blanket.exploration import monitor, unseen
+from blanket.exploration.runners import Runners
+from blanket.exploration.sites import BLANKET_FOLDER
+
+from .test_explore import BOUND
+
+runners_module = importlib.import_module("blanket.exploration.runners")
+MONITORING = hasattr(sys, "monitoring")
+
+
+def sleeps(scenario: blanket.Scenario) -> None:
+    lock = scenario.Lock()
+
+    def worker() -> None:
+        with lock:
+            pass
+        time.sleep(0)  # a blocking call (a builtin's "c_call")
+
+    scenario.thread(worker)
+    scenario.thread(worker)
+
+
+def tool() -> object:
+    return sys.monitoring.get_tool(monitor.TOOL)  # type: ignore[attr-defined,unused-ignore]
+
+
+class EitherWay(unittest.TestCase):
+    def assert_named(self, result: blanket.Exploration) -> None:
+        self.assertFalse(result.exhausted, result)
+        self.assertTrue(any(note.startswith("blocking call time.sleep at test_monitor.py:")
+                            for note in result.unseen), result.unseen)
+
+    def test_a_blocking_call_is_named_by_profile_functions(self) -> None:
+        with mock.patch.object(monitor, "available", lambda: False):
+            self.assert_named(blanket.explore(sleeps, timeout=BOUND))
+
+    def test_a_blocking_call_is_named_through_monitoring(self) -> None:
+        self.assert_named(blanket.explore(sleeps, timeout=BOUND))
+
+    def test_runners_keep_no_profile_where_none_is_wanted(self) -> None:
+        events: list[str] = []
+
+        def note(frame: object, event: str, arg: object) -> None:
+            events.append(event)
+
+        with mock.patch.object(runners_module, "_silent", note):
+            runners = Runners(keep_profile=False)
+            self.assertTrue(runners.close())
+        self.assertEqual(events, [])  # no keeper: nothing ran under the profile
+
+
+@unittest.skipUnless(MONITORING, "sys.monitoring: Python 3.12 on")
+class Monitoring(unittest.TestCase):
+    def test_the_tool_is_blanket_s_while_an_exploration_runs(self) -> None:
+        seen: list[object] = []
+
+        def setup(scenario: blanket.Scenario) -> None:
+            scenario.thread(lambda: seen.append(tool()))
+
+        blanket.explore(setup, timeout=BOUND)
+        self.assertEqual(seen, ["blanket"])
+        self.assertIsNone(tool())  # given back
+
+    def test_nested_explorations_share_it(self) -> None:
+        with monitor.monitoring() as outer:
+            with monitor.monitoring() as inner:
+                self.assertTrue(outer and inner)
+            self.assertEqual(tool(), "blanket")  # the outer one's still
+        self.assertIsNone(tool())
+
+    def test_a_tool_id_taken_leaves_it_to_profile_functions(self) -> None:
+        sys.monitoring.use_tool_id(monitor.TOOL, "another")  # type: ignore[attr-defined,unused-ignore]
+        try:
+            self.assertFalse(monitor.available())
+            with monitor.monitoring() as monitored:
+                self.assertFalse(monitored)
+            result = blanket.explore(sleeps, timeout=BOUND)
+        finally:
+            sys.monitoring.free_tool_id(monitor.TOOL)  # type: ignore[attr-defined,unused-ignore]
+        EitherWay.assert_named(self, result)  # type: ignore[arg-type]
+
+    def test_a_method_of_a_class_with_a_defining_class_is_bound_safely(self) -> None:
+        # SimpleQueue.get_nowait.__get__(queue), without the type, crashed
+        # 3.12.1 and 3.13.0 (a segmentation fault in tests.test_c_accesses).
+        jobs: queue.SimpleQueue[int] = queue.SimpleQueue()
+        jobs.put(1)
+        builtin = monitor._builtin(queue.SimpleQueue.get_nowait, jobs)
+        self.assertEqual(builtin(), 1)
+        self.assertIsNone(monitor._builtin(queue.SimpleQueue.get_nowait, 1))  # not its own
+        missing = sys.monitoring.MISSING  # type: ignore[attr-defined,unused-ignore]
+        self.assertIs(monitor._builtin(print, missing), print)  # a builtin function
+        self.assertIsNone(monitor._builtin(sleeps, None))  # Python code: its own "call" comes
+
+    def test_blanket_s_own_code_is_never_handed_to_the_profile_function(self) -> None:
+        # Its events are turned off where they fire: the saving (a seventh of
+        # the 924-order benchmark on 3.13t).
+        places: list[str] = []
+        uses = unseen.Unseen._uses
+
+        def noting(self: unseen.Unseen, frame: object, event: str, arg: object) -> object:
+            places.append(frame.f_code.co_filename)  # type: ignore[attr-defined]
+            return uses(self, frame, event, arg)  # type: ignore[arg-type]
+
+        with mock.patch.object(unseen.Unseen, "_uses", noting):
+            result = blanket.explore(sleeps, timeout=BOUND)
+        self.assertFalse(result.exhausted)
+        self.assertIn(__file__, places)  # the thread's own code is
+        self.assertFalse([place for place in places if place.startswith(BLANKET_FOLDER)])
+
+
+if __name__ == "__main__":
+    unittest.main()
