@@ -209,6 +209,7 @@ def _unordered(items: list[tuple[Entry, str]], met: list[tuple[Entry, str]],
     does). (It runs after every run, over every pair: each access's clock
     is looked up once.)"""
     clocks = [after.get((entry[0], entry[3]), _UNKNOWING) for entry, _ in items]
+    met_clocks = [after.get((entry[0], entry[3]), _UNKNOWING) for entry, _ in met]
     for i, a_side in enumerate(items):
         a = a_side[0]
         if not a[2]:
@@ -227,12 +228,12 @@ def _unordered(items: list[tuple[Entry, str]], met: list[tuple[Entry, str]],
     for i, a_side in enumerate(items):
         a = a_side[0]
         thread, epoch = a[0], a[3]
-        for b_side in met:
+        for b_side, b_clock in zip(met, met_clocks, strict=True):
             b = b_side[0]
             if b[0] == thread or not (a[2] or b[2]):
                 continue
             if epoch < b[3]:
-                if after.get((b[0], b[3]), _UNKNOWING).get(thread, -1) > epoch:
+                if b_clock.get(thread, -1) > epoch:
                     continue
             elif clocks[i].get(b[0], -1) > b[3]:
                 continue
