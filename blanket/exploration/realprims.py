@@ -85,7 +85,7 @@ class Twins:
                 if made is None:
                     twin = self._twin(value)
                     state = None if twin is None else _state(twin._real)
-                    made = self._made[id(value)] = (value, twin, state)
+                    made = made_by_id[key] = (value, twin, state)
         return value if made[1] is None else made[1]
 
     def restore(self) -> None:
