@@ -4,7 +4,9 @@ that nothing is left running after the exploration, however it ends."""
 
 from __future__ import annotations
 
+import contextvars
 import importlib
+import sys
 import threading
 import unittest
 from collections.abc import Callable
@@ -70,10 +72,139 @@ class WhatAThreadSees(unittest.TestCase):
         self.assertNotIn(threads[0], threading.enumerate())
 
 
+#: A context variable, as code under test might set.
+_request: contextvars.ContextVar[str] = contextvars.ContextVar("request")
+
+#: A thread-local object code under test makes on first use and keeps.
+_lazy: threading.local | None = None
+
+
+def _lazy_local() -> threading.local:
+    global _lazy
+    if _lazy is None:
+        _lazy = threading.local()
+    return _lazy
+
+
+def _two_sections(worker: Callable[[], None]) -> Callable[[blanket.Scenario], None]:
+    """Two threads running *worker*, then taking one lock twice: 6 orders."""
+    def setup(scenario: blanket.Scenario) -> None:
+        lock = scenario.Lock()
+
+        def thread() -> None:
+            worker()
+            for _ in range(2):
+                with lock:
+                    pass
+
+        scenario.thread(thread)
+        scenario.thread(thread)
+    return setup
+
+
+def _silent_trace(frame: object, event: str, arg: object) -> None:
+    """A trace function that traces nothing."""
+
+
+class ThreadsOfLaterRuns(unittest.TestCase):
+    """The runners serve one run after another (see the module): what a
+    managed thread of a later run finds of its operating-system thread is
+    what a thread of its own would."""
+
+    def setUp(self) -> None:
+        self.used: list[Recorded] = []
+        recording = mock.patch.object(explore_module, "Runners", Recorded)
+        recording.start()
+        self.addCleanup(recording.stop)
+        Recorded.made = self.used
+
+    def test_runners_are_kept_from_one_run_to_the_next(self) -> None:
+        natives: set[int | None] = set()
+        result = blanket.explore(_two_sections(
+            lambda: natives.add(threading.current_thread().native_id)), races="off")
+        self.assertEqual(result.count, 6)
+        self.assertEqual(len(self.used), 1)
+        self.assertTrue(self.used[0].reused)
+        self.assertLess(len(natives), 12)  # 12 managed threads, fewer OS threads
+
+    def test_a_context_variable_starts_unset(self) -> None:
+        seen: list[str | None] = []
+
+        def worker() -> None:
+            seen.append(_request.get(None))
+            _request.set(threading.current_thread().name)
+
+        result = blanket.explore(_two_sections(worker), races="off")
+        self.assertEqual(result.count, 6)
+        self.assertTrue(self.used[0].reused)
+        self.assertEqual(seen, [None] * 12)
+
+    def test_a_trace_function_a_thread_set_is_gone(self) -> None:
+        seen: list[bool] = []
+
+        def worker() -> None:
+            seen.append(sys.gettrace() is _silent_trace)
+            sys.settrace(_silent_trace)
+
+        result = blanket.explore(_two_sections(worker), races="off")
+        self.assertEqual(result.count, 6)
+        self.assertTrue(self.used[0].reused)
+        self.assertEqual(seen, [False] * 12)
+
+    def test_the_objects_alive_are_not_asked_what_they_are(self) -> None:
+        # Looking for thread-local objects among all those alive must not
+        # run the code under test (isinstance would ask for __class__).
+        class Hostile:
+            def __getattribute__(self, name: str) -> object:
+                raise LookupError(name)
+
+        hostile = Hostile()
+        result = blanket.explore(_two_sections(lambda: None), races="off")
+        self.assertEqual(result.count, 6)
+        self.assertTrue(self.used[0].reused)
+        del hostile
+
+    def test_thread_local_data_of_an_object_alive_before_stops_the_reuse(self) -> None:
+        # _local (module-level, made at import) gets data: the runners of
+        # that run end, and no runner serves two runs from then on.
+        natives: list[int | None] = []
+
+        def worker() -> None:
+            natives.append(threading.current_thread().native_id)
+            assert getattr(_local, "mark", None) is None, "data of an earlier run"
+            _local.mark = "set"
+
+        result = blanket.explore(_two_sections(worker), races="off")
+        self.assertTrue(result.ok, result.failure)
+        self.assertEqual(result.count, 6)
+        self.assertEqual(len(self.used), 1)
+
+    def test_a_search_that_made_a_thread_local_object_is_made_again(self) -> None:
+        # The object is made by the first run's thread and kept: the runs
+        # after it may have found the first run's data (they do: the search
+        # fails); the search is made again on runners never reused.
+        def worker() -> None:
+            local = _lazy_local()
+            assert getattr(local, "mark", None) is None, "data of an earlier run"
+            local.mark = "set"
+
+        self.addCleanup(setattr, sys.modules[__name__], "_lazy", None)
+        with quiet_thread_errors():
+            result = blanket.explore(_two_sections(worker), races="off")
+        self.assertTrue(result.ok, result.failure)
+        self.assertEqual(result.count, 6)
+        self.assertEqual([runners.reused for runners in self.used], [True, False])
+
+
 class Recorded(Runners):
     """Runners that keep what closing them returned."""
 
     closed: list[bool] = []
+    made: list[Recorded] = []
+
+    def __init__(self, keep_profile: bool = True, reuse: bool = True) -> None:
+        super().__init__(keep_profile, reuse)
+        self.made.append(self)
 
     def close(self, timeout: float = 10.0) -> bool:
         gone = super().close(timeout)
@@ -150,19 +281,22 @@ class RunnersOnTheirOwn(unittest.TestCase):
         thread = threading.Thread(target=ran.set)
         try:
             runners.start(thread)  # none reserved: a runner of its own
-            self.assertEqual(runners.idle, 0)
-            runners.reserve(2)
-            runners.reserve(1)  # as many are there already
-            self.assertEqual(runners.idle, 4)
             with self.assertRaisesRegex(RuntimeError, "threads can only be started once"):
                 runners.start(thread)
             thread.join(10)
             self.assertTrue(ran.is_set())
             self.assertFalse(thread.is_alive())
+            self.assertEqual(runners.idle, 1)  # back, asleep, for another thread
+            self.assertFalse(runners.reused)
+            runners.reserve(2)
+            runners.reserve(1)  # as many are there already
+            self.assertEqual(runners.idle, 4)
             other = threading.Thread(target=print, args=("",), kwargs={"end": ""})
-            runners.start(other)
+            runners.start(other)  # on the runner that ran the first
             other.join(10)
-            self.assertEqual(runners.idle, 3)
+            self.assertTrue(runners.reused)
+            self.assertEqual(other.ident, thread.ident)
+            self.assertEqual(runners.idle, 4)
         finally:
             self.assertTrue(runners.close())
         self.assertEqual(runners.idle, 0)

@@ -249,13 +249,21 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     # blanket.exploration.runners); the lines looked for are probed for the
     # whole search.
     with one_cpu(), monitoring() as monitored, aim or nullcontext():
-        runners = Runners(keep_profile=not monitored)
-        try:
-            return _search(setup, strategy, max_schedules, max_preemptions, seed, depth, shard,
-                           split_depth, timeout, name, races, runners, transitive, aim,
-                           guided is not False, monitored)
-        finally:
-            runners.close()  # nothing left running, however the search ended
+        # The threads run on runners kept from one run to the next; if a
+        # thread-local object made during the search outlives it, the runs
+        # may have shared its data: the search is made again, each thread
+        # on a runner of its own (see blanket.exploration.threadlocals).
+        for reuse in (True, False):  # pragma: no branch - the second never shares
+            runners = Runners(keep_profile=not monitored, reuse=reuse)
+            try:
+                result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
+                                 shard, split_depth, timeout, name, races, runners,
+                                 transitive, aim, guided is not False, monitored)
+            finally:
+                runners.close()  # nothing left running, however the search ended
+            if not runners.shared:
+                break
+        return result
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
@@ -339,6 +347,7 @@ class _Searching:
                             self.racy, runners=self.runners)
         finally:
             self.before.restore()
+            self.runners.run_over()
 
     def take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
              search: DepthFirst | None) -> str:
