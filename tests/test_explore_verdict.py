@@ -15,6 +15,7 @@ import threading
 import time
 import unittest
 import unittest.mock
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -355,6 +356,17 @@ class Verdict(unittest.TestCase):
         profiled = {function for _, _, function in pstats.Stats(profiler).stats}
         self.assertIn("two_sections", profiled)  # the profiler saw the setup
 
+    def assertProbeSilent(self, probe: Callable[[], None]) -> None:  # noqa: N802
+        """With *probe* for the probe of each thread's profile, on the path
+        of profile functions, the verdict names the profile as silent."""
+        with unittest.mock.patch.object(unseen, "_probe", probe), \
+                unittest.mock.patch.object(monitor, "available", lambda: False):
+            result = explore(two_sections)
+        self.assertFalse(result.exhausted, result)
+        self.assertIn("a thread's profile saw no call (the interpreter did not start it): "
+                      "what it ran unwatched is not known", result.unseen)
+        self.assertNotIn("the whole space", str(result))
+
     def test_a_profile_the_interpreter_leaves_silent_is_named(self) -> None:
         # 3.13t was seen to report no event to a thread's first profile: the
         # first exploration of a process said "the whole space" of a thread
@@ -362,14 +374,7 @@ class Verdict(unittest.TestCase):
         # unseen, as such an interpreter would leave it. (Profile functions
         # watch the threads on 3.11, and where sys.monitoring's tool id is
         # taken: see blanket.exploration.monitor.)
-        silent = functools.partial(sys.setprofile, None)
-        with unittest.mock.patch.object(unseen, "_probe", silent), \
-                unittest.mock.patch.object(monitor, "available", lambda: False):
-            result = explore(two_sections)
-        self.assertFalse(result.exhausted, result)
-        self.assertIn("a thread's profile saw no call (the interpreter did not start it): "
-                      "what it ran unwatched is not known", result.unseen)
-        self.assertNotIn("the whole space", str(result))
+        self.assertProbeSilent(functools.partial(sys.setprofile, None))
 
     def test_only_the_probe_s_own_call_shows_a_profile_works(self) -> None:
         # Before: any event counted, and 3.13t sometimes shows a new profile
@@ -383,12 +388,7 @@ class Verdict(unittest.TestCase):
             elsewhere()
             sys.setprofile(None)
 
-        with unittest.mock.patch.object(unseen, "_probe", not_the_probe), \
-                unittest.mock.patch.object(monitor, "available", lambda: False):
-            result = explore(two_sections)
-        self.assertFalse(result.exhausted, result)
-        self.assertIn("a thread's profile saw no call (the interpreter did not start it): "
-                      "what it ran unwatched is not known", result.unseen)
+        self.assertProbeSilent(not_the_probe)
 
     def test_what_only_a_late_run_meets_is_named(self) -> None:
         # Before: only the first 32 runs (then the 64th, 128th, ...) were
