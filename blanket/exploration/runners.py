@@ -70,9 +70,10 @@ _Task = Callable[[], Any] | None
 
 class _Sentinel:
     """How a runner is started and known to be gone on Python 3.11 and
-    3.12: a runner that ends without a task sets up the lock the
-    interpreter releases once the thread is gone (as ``Thread.start``'s
-    threads do: ``Thread._tstate_lock``)."""
+    3.12: a runner that ends sets up the lock the interpreter releases
+    once the thread is gone (as ``Thread.start``'s threads do:
+    ``Thread._tstate_lock``; a managed thread's own was released by the
+    runner, see :class:`_Released`)."""
 
     __slots__ = ("_gone",)
 
@@ -81,13 +82,13 @@ class _Sentinel:
         _thread.start_new_thread(serve, ())
 
     def ending(self) -> None:
-        """Called by the runner as it ends without a task."""
+        """Called by the runner as it ends."""
         gone = _thread._set_sentinel()  # type: ignore[attr-defined]
         gone.acquire()
         self._gone.put(gone)
 
     def wait(self, timeout: float) -> bool:
-        """Whether the runner, told to end, is gone within *timeout* seconds."""
+        """Whether the runner, ending, is gone within *timeout* seconds."""
         try:
             gone = self._gone.get(True, timeout)
         except queue.Empty:  # pragma: no cover - a runner the system never ran
@@ -97,7 +98,8 @@ class _Sentinel:
 
 class _Handle:  # pragma: no cover - Python 3.13 and later (make matrix runs it)
     """How a runner is started and joined on Python 3.13 and later: through
-    a thread handle, which the managed thread it runs takes over."""
+    a thread handle (its managed threads have handles of their own, see
+    :class:`_Ended`)."""
 
     __slots__ = ("_handle",)
 
@@ -107,10 +109,10 @@ class _Handle:  # pragma: no cover - Python 3.13 and later (make matrix runs it)
             serve, handle=self._handle, daemon=True)
 
     def ending(self) -> None:
-        """Called by the runner as it ends without a task."""
+        """Called by the runner as it ends."""
 
     def wait(self, timeout: float) -> bool:
-        """Whether the runner, told to end, is gone within *timeout* seconds."""
+        """Whether the runner, ending, is gone within *timeout* seconds."""
         self._handle.join(timeout)
         return bool(self._handle.is_done())
 
