@@ -59,8 +59,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..holdback import interrupts_held_back
-from . import monitor, sites
-from .threadlocals import Locals
+from .threadlocals import BLANKETS, Locals
 
 # What a runner is given: a task, which says whether the runner waits for
 # another once it is done (the keeper's says nothing: false), or None (end
@@ -180,8 +179,8 @@ def _forget() -> None:
     trace and profile functions ``threading`` gives the threads it starts.
     (A hook is set only if it changed: on the free-threaded build setting
     one stops every thread.)"""
-    sites._local.__dict__.clear()
-    monitor._local.__dict__.clear()
+    for own in BLANKETS:
+        own.__dict__.clear()
     hooks: tuple[tuple[Any, Callable[[Any], object], Any], ...] = (
         (sys.gettrace(), sys.settrace, threading.gettrace()),
         (sys.getprofile(), sys.setprofile, threading.getprofile()))

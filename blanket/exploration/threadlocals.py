@@ -36,8 +36,9 @@ import weakref
 
 from . import monitor, sites
 
-#: blanket's own, which a runner clears itself.
-_BLANKETS = (sites._local, monitor._local)
+#: blanket's own thread-local objects (the watch's record, the monitor's
+#: hook), which a runner clears itself between two managed threads.
+BLANKETS = (sites._local, monitor._local)
 
 
 def _holders(local: _thread._local) -> set[object]:
@@ -54,7 +55,7 @@ def _locals() -> list[_thread._local]:
     ``__class__``, running the code under test.)"""
     return [value for value in gc.get_objects()
             if issubclass(type(value), _thread._local)
-            and not any(value is own for own in _BLANKETS)]
+            and not any(value is own for own in BLANKETS)]
 
 
 class Locals:
