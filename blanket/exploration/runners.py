@@ -10,7 +10,7 @@ where a sleeping thread that is woken runs at once. On the free-threaded
 build a thread's start and end cost more: each sets up and then hands
 over its memory allocator's heaps, and every thread that ends walks what
 the threads before it left (the 924-order benchmark of ``make bench``
-went from 2.95 s to 2.1 s there when runners were kept). So
+went from 2.95 s to 2.36 s there when runners were kept). So
 :class:`Runners` keeps threads that sleep until they are given a managed
 thread to run, and go back to sleep once it is over, for a managed
 thread of a later run. Before each run the exploration reserves runners
