@@ -335,7 +335,10 @@ def stuck_report(core: ScenarioCore) -> str:
                   list(sleepers.acquiring.values()) if other is not thread
                   and type(lock) is not _LOCK and sleepers.owner(lock) == thread.ident]
         holds = f"holds {', '.join(owned)} and " if owned else ""
-        return f"{thread.name} {holds}{waits[thread][0]}"
+        what, holder = waits[thread]
+        if holder is not None and holder in core.finished:  # it cannot let go now
+            what += f", which {holder.name} held when it ended"
+        return f"{thread.name} {holds}{what}"
 
     cycle = _cycle(waits)
     lines = []

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from .races import report as races_report
 from .result import Setup, Step
-from .run import Option, Run, run_once
+from .run import CONSEQUENCE, Option, Run, run_once
 from .unseen import Unseen
 from .watch import Transitive
 
@@ -252,7 +252,9 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
     if not isinstance(qualname, str):
         qualname = None
     function = re.sub(r"\W+", "_", (qualname or "setup").split(".")[-1]).strip("_") or "setup"
-    summary = message.strip().splitlines()[-1] if message.strip() else kind
+    # The failure's last line, but of the first thing that went wrong.
+    first = message.split(CONSEQUENCE)[0].strip()
+    summary = first.splitlines()[-1] if first else kind
     about = ([f"It fails if {reached} no longer runs: the steps are let go while the",
               "calls match them, then the threads finish."] if reached is not None else
              ["It fails while the bug is there, and passes once the code is fixed: the",

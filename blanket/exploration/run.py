@@ -49,6 +49,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _NOT_THE_CALLERS = (BLANKET_FOLDER, threading.__file__)
 
+#: How a failure's message goes on from a thread's exception to what
+#: followed from it (threads left waiting for what it held).
+CONSEQUENCE = "\nthen, as a consequence, the other threads could not go on:\n"
+
 
 class Option:
     """A parked call the scheduler may let go, and how: ``"go"``, or for a
@@ -372,6 +376,9 @@ class Run:
                 self.redundant = True
             elif remaining:
                 self.failure = ("deadlock", progress.stuck_report(core))
+            # A thread that raised is the first thing that went wrong: the
+            # others' waits (for a lock it held, say) followed from it.
+            raised = [thread for thread in self.threads if thread in core.errors]
             progress.abandon(core, remaining)
         try:
             self.scenario.__exit__(None, None, None)
@@ -384,12 +391,14 @@ class Run:
         if self.failure is not None and getattr(self.invariant, "judges_deadlocks", False):
             # (a linearizability check: a get of an empty queue may block)
             (_, stuck), self.failure = self.failure, None
+        if raised and not self.redundant:
+            thread = raised[0]
+            message = f"thread {thread.name} raised:\n{user_trace(core.errors[thread])}"
+            if self.failure is not None:
+                message += f"{CONSEQUENCE}{self.failure[1]}"
+            self.failure = ("exception", message)
+            return
         if self.failure is None and not self.redundant:
-            for thread in self.threads:
-                if thread in core.errors:
-                    trace = "".join(traceback.format_exception(core.errors[thread])).rstrip()
-                    self.failure = ("exception", f"thread {thread.name} raised:\n{trace}")
-                    return
             if self.invariant is not None:
                 try:
                     self.invariant()
@@ -417,6 +426,18 @@ class Run:
             pass
         finally:
             self.scenario.close_injections()
+
+
+def user_trace(error: BaseException) -> str:
+    """The traceback of a thread's *error*, from the first frame of code
+    under test: blanket's and ``threading``'s frames that ran the target
+    are not the user's to read."""
+    told = traceback.TracebackException.from_exception(error)
+    frames = list(told.stack)
+    while frames and frames[0].filename.startswith(_NOT_THE_CALLERS):
+        del frames[0]
+    told.stack = traceback.StackSummary.from_list(frames)
+    return "".join(told.format()).rstrip()
 
 
 def make_step(what: tuple[str, str, str, str, str], expired: bool, disregarded: bool,
