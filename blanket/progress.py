@@ -101,6 +101,10 @@ def ways(tx: Transaction) -> tuple[str, ...]:
     can_go = available(tx)
     if not timed(tx):
         return ("go",) if can_go else ()
+    if tx.timeout.value <= 0:  # type: ignore[union-attr, operator]
+        # A zero timeout never waits (acquire(timeout=0) is a try): the
+        # state now decides, and it cannot be let go "in time" for ever.
+        return ("go",)
     sleeps = tx.spec.name == "wait" and tx.spec.kind in ("Condition", "Barrier")
     return ("go",) if can_go and not sleeps else ("wait", "expire")
 

@@ -215,3 +215,42 @@ class TimedJoinOfAdoptedThreadTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def zero_timeout_try(scenario: Scenario) -> Callable[[], None]:
+    """A tries a semaphore with a zero timeout while B may give it a slot:
+    a try never waits, so it gets the slot only if B gave it first."""
+    slot = scenario.Semaphore(0)
+    given: list[bool] = []
+    got: list[bool] = []
+
+    def tries() -> None:
+        before = bool(given)
+        got.append(slot.acquire(timeout=0))
+        assert got[-1] == before or got[-1], "a try waited for the slot"
+
+    def gives() -> None:
+        slot.release()
+        given.append(True)
+
+    scenario.thread(tries)
+    scenario.thread(gives)
+
+    def invariant() -> None:
+        assert got, "the try never returned"
+    return invariant
+
+
+class ZeroTimeoutTest(unittest.TestCase):
+    """A zero timeout is a try: the call returns at once with what the state
+    says, one choice, never "waited for in time" (the standard library's
+    ThreadPoolExecutor tries its idle semaphore so at every submit)."""
+
+    def test_a_try_is_one_choice_never_disregarded_nor_expired(self) -> None:
+        result = explore(zero_timeout_try, races="off")
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted, result)
+        # The try before the release or after it; never expired ("A*"),
+        # and no run cut short as a wait for ever.
+        self.assertEqual(sorted(result.schedules), [("A", "B"), ("B", "A")])
+        self.assertEqual(result.runs, 2, result)

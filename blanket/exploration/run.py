@@ -403,8 +403,7 @@ class Run:
                 try:
                     self.invariant()
                 except Exception as error:  # noqa: BLE001 - any failure of the check
-                    trace = "".join(traceback.format_exception(error)).rstrip()
-                    failed = f"the invariant failed:\n{trace}"
+                    failed = f"the invariant failed:\n{user_trace(error)}"
                     self.failure = ("invariant", failed) if stuck is None else (
                         "deadlock", f"{stuck}\n{failed}")
 
@@ -429,9 +428,9 @@ class Run:
 
 
 def user_trace(error: BaseException) -> str:
-    """The traceback of a thread's *error*, from the first frame of code
-    under test: blanket's and ``threading``'s frames that ran the target
-    are not the user's to read."""
+    """The traceback of *error* (a thread's, the invariant's), from the
+    first frame of code under test: blanket's and ``threading``'s frames
+    that called it are not the user's to read."""
     told = traceback.TracebackException.from_exception(error)
     frames = list(told.stack)
     while frames and frames[0].filename.startswith(_NOT_THE_CALLERS):

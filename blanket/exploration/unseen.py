@@ -46,7 +46,7 @@ from typing import Any
 from .. import sleepers
 from . import monitor
 from .sites import BLANKET_FOLDER, SETTLED
-from .watch import Transitive
+from .watch import TARGET_CALLERS, Transitive
 
 _THREADING = threading.__file__
 
@@ -290,3 +290,7 @@ class Unseen:
             return call(*args, **kwargs)
         finally:
             sys.setprofile(previous)
+
+
+for _caller in (Unseen._watching, monitor.watching):
+    TARGET_CALLERS[id(_caller.__code__)] = _caller.__code__

@@ -221,7 +221,8 @@ def _settle(code: types.CodeType) -> None:
 
 
 def _functions(target: object) -> Iterator[types.FunctionType]:
-    """The Python functions *target* names (a ``functools.partial``'s).
+    """The Python functions *target* names (a ``functools.partial``'s; a
+    callable instance's ``__call__``).
 
     Only the types of values and namespaces are read, never an attribute a
     class or module could compute: a module's ``__getattr__`` or a lazy
@@ -242,6 +243,12 @@ def _functions(target: object) -> Iterator[types.FunctionType]:
                 yield value
             elif isinstance(value, type) and vars(value).get("__module__") == name:
                 yield from _functions(value)
+    else:  # a callable instance (a Mock, a locked wrapper): its type's __call__ runs
+        for owner in type(target).__mro__:
+            if "__call__" in vars(owner):
+                yield from (f for f in _members(vars(owner)["__call__"])
+                            if type(f) is types.FunctionType)
+                break
 
 
 class Transitive:
@@ -480,6 +487,13 @@ def _library(file: str) -> bool:
     return file.startswith(("<", _STDLIB)) or _INSTALLED in file
 
 
+#: The code of blanket's functions that call a managed thread's target
+#: (filled by :mod:`blanket.exploration.unseen`): what they call is the
+#: thread's own code, not blanket's, even when a C callable stands between
+#: (a target made by ``functools.lru_cache`` calls a library's function).
+TARGET_CALLERS: dict[int, types.CodeType] = {}
+
+
 @typing.no_type_check  # (typeguard stays off it: it runs at calls of code not judged yet)
 def _blankets(frame: types.FrameType) -> bool:
     """Whether blanket or threading called the code *frame* runs, through
@@ -488,7 +502,8 @@ def _blankets(frame: types.FrameType) -> bool:
     while caller is not None:
         code = caller.f_code
         if code.co_filename.startswith(_UNWATCHED):
-            return True
+            # (the call of a thread's target is the thread's own code's)
+            return id(code) not in TARGET_CALLERS
         if id(code) in SETTLED:  # watched code (or the import system)
             return False
         caller = caller.f_back
