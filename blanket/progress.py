@@ -417,3 +417,10 @@ def _wake(tx: Transaction) -> None:
             condition._waiters.popleft().release()
     elif kind == "Event":
         primitive._real.set()
+    elif kind in ("Semaphore", "BoundedSemaphore"):
+        # A slot for it, given as release() gives one (a bounded one's
+        # bound aside: the run is over, and its sleeper must unwind).
+        real = primitive._real
+        with real._cond:
+            real._value += 1
+            real._cond.notify()

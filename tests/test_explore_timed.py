@@ -254,3 +254,29 @@ class ZeroTimeoutTest(unittest.TestCase):
         # and no run cut short as a wait for ever.
         self.assertEqual(sorted(result.schedules), [("A", "B"), ("B", "A")])
         self.assertEqual(result.runs, 2, result)
+
+
+def lone_timed_slot(scenario: Scenario) -> Callable[[], None]:
+    """A waits at most a while for a slot nobody gives: it times out."""
+    slot = scenario.Semaphore(0)
+    got: list[bool] = []
+    scenario.thread(lambda: got.append(slot.acquire(timeout=5)))
+
+    def invariant() -> None:
+        assert got == [False], got
+    return invariant
+
+
+class LoneTimedSemaphoreTest(unittest.TestCase):
+    """The run that lets a timed semaphore acquire wait "in time" for a slot
+    nobody gives is dropped, its sleeper woken so that it unwinds: it was
+    left asleep, the run reported a stall of correct code, and its thread
+    outlived the search."""
+
+    def test_the_expiry_is_the_one_order_and_no_thread_is_left(self) -> None:
+        before = set(threading.enumerate())
+        result = explore(lone_timed_slot)
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.schedules, [("A*",)])
+        self.assertEqual(set(threading.enumerate()) - before, set())

@@ -23,6 +23,10 @@ class Reach:
     #: Python source of a ScenarioTestCase that replays the schedule and
     #: asserts the line ran (:meth:`blanket.ScenarioTestCase.assertReached`).
     source: str = ""
+    #: What running :attr:`source` as its user will showed, in a sentence
+    #: starting ``"tried:"`` when it passed (see
+    #: :mod:`blanket.exploration.tried`).
+    checked: str = ""
 
     def __str__(self) -> str:
         steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))

@@ -123,14 +123,16 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     # The code the threads run is watched as the exploration watched it: what
     # a run meets running unwatched (called by C code) is watched in the
     # next, and the run that met it does not count.
+    # What the threads use that blanket does not schedule (a real lock, a
+    # thread asleep in one) is seen as the exploration saw it, watched or not.
     unseen = Unseen()
-    unseen.transitive = Transitive()
     watched = bool(parks) or races == "fail"
+    unseen.transitive = Transitive() if watched else None
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
-        run = run_once(setup, title, timeout, rule.choose, unseen if watched else None,
+        run = run_once(setup, title, timeout, rule.choose, unseen,
                        parks=parks, racy=set() if races == "fail" else None)
-        if unseen.transitive.grown:
+        if unseen.transitive is not None and unseen.transitive.grown:
             unseen.transitive.grown = False
             continue
         if run.redundant and rule.waited:
@@ -225,6 +227,7 @@ def import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
                 f"# bind it to {function} at module level, then import it here, e.g.",
                 f"# from mymodule import {function}"]
     module = getattr(setup, "__module__", None) or "__main__"
+    loaded = sys.modules.get(module)
     note: list[str] = []
     if module == "__main__":
         script = _script_module()
@@ -240,6 +243,12 @@ def import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
     if "<" in qualname or "." in qualname:
         return [f"# {qualname} is not importable: define it at module level, then",
                 f"# from {module} import {function}"]
+    if loaded is None or vars(loaded).get(qualname) is not setup:
+        # Defined where no module holds it by that name: in a doctest (whose
+        # namespace says "__main__"), an exec, or replaced since.
+        return [f"# {qualname} is not {module}.{qualname}: define it at module level in a "
+                "module your tests", "# can import, then import it here, e.g.",
+                f"# from mymodule import {function}"]
     return [*note, f"from {module} import {function}"]
 
 
@@ -252,9 +261,7 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
     if not isinstance(qualname, str):
         qualname = None
     function = re.sub(r"\W+", "_", (qualname or "setup").split(".")[-1]).strip("_") or "setup"
-    # The failure's last line, but of the first thing that went wrong.
-    first = message.split(CONSEQUENCE)[0].strip()
-    summary = first.splitlines()[-1] if first else kind
+    summary = summary_of(kind, message)
     about = ([f"It fails if {reached} no longer runs: the steps are let go while the",
               "calls match them, then the threads finish."] if reached is not None else
              ["It fails while the bug is there, and passes once the code is fixed: the",
@@ -276,6 +283,14 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
     else:
         lines.append(f"        self.replay({function}, [{listed}]{races})")
     return "\n".join(lines) + "\n"
+
+
+def summary_of(kind: str, message: str) -> str:
+    """What a failure of *kind* says in one line: the last line of its
+    *message*, of the first thing that went wrong (a thread's exception,
+    not the waits that followed from it)."""
+    first = message.split(CONSEQUENCE)[0].strip()
+    return first.splitlines()[-1] if first else kind
 
 
 def docstring(text: Any) -> str:

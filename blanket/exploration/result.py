@@ -74,13 +74,23 @@ class Failure:
     #: data races too (by what they access and where: see
     #: :func:`blanket.exploration.reproduce.replay`).
     source: str = ""
+    #: What running :attr:`source` as its user will (``python -m
+    #: unittest``, a fresh interpreter) showed, in a sentence starting
+    #: ``"tried:"`` when it failed as the search's run did (see
+    #: :mod:`blanket.exploration.tried`); a test that passed so is not
+    #: handed over: :attr:`source` is then a comment saying so. The report
+    #: (``str()``) ends with it when the test was run and did not fail so.
+    checked: str = ""
 
     def __str__(self) -> str:
         steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
         # A deadlock's report says "deadlock: ..." itself: the kind once.
         said = self.message.startswith(f"{self.kind}: ")
         head = self.message if said else f"{self.kind}: {self.message}"
-        return f"{head}\nschedule:\n{steps}"
+        # (a test not tried says why in its comments, or said nothing)
+        tried = ("" if not self.checked or self.checked.startswith(("tried:", "not tried"))
+                 else f"\nthe written test: {self.checked}")
+        return f"{head}\nschedule:\n{steps}{tried}"
 
 
 @dataclass

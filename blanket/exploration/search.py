@@ -65,11 +65,12 @@ from .processwide import Snapshot
 from .races import Race
 from .races import report as races_report
 from .reach import Goal, goal
-from .reproduce import reproduce
+from .reproduce import reproduce, summary_of
 from .result import Exploration, Failure, Setup
 from .run import Chooser, Run, run_once
 from .runners import Runners
 from .sites import Site
+from .tried import try_failure_test, try_reach_test, trying
 from .unseen import Unseen
 from .watch import Transitive
 
@@ -217,6 +218,12 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     files the runs ran, and which no order runs when the search covered
     every order.
 
+    The test a failure carries (and each reached line's) is run as its
+    user will run it, ``python -m unittest`` in a fresh interpreter, before
+    it is handed over (:mod:`blanket.exploration.tried`):
+    :attr:`Failure.checked` says what that showed, and a failure's test
+    that passes is replaced by a comment saying so.
+
     *processes* > 1 runs the shards of the search in that many local
     processes and merges them (:mod:`blanket.exploration.processes`): the
     same schedules; the setup must be importable.
@@ -235,11 +242,13 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         if shard is not None:
             raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
                              "run the shards themselves")
-        return search_processes(explore, setup, processes, {
+        merged = search_processes(explore, setup, processes, {
             "strategy": strategy, "max_schedules": max_schedules,
             "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
             "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
             "exclude": exclude, "reach": reach, "lines": lines, "guided": guided})
+        _try_tests(merged, timeout)
+        return merged
     transitive = Transitive(exclude)
     aim = goal(setup, reach, lines, timeout)
     # A run's threads go one at a time (see blanket.exploration.affinity);
@@ -263,7 +272,24 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 runners.close()  # nothing left running, however the search ended
             if not runners.shared:
                 break
-        return result
+    _try_tests(result, timeout)
+    return result
+
+
+def _try_tests(result: Exploration, timeout: float) -> None:
+    """Run the tests *result* carries as their user will, and say what they
+    did (:mod:`blanket.exploration.tried`); in an interpreter that runs a
+    written test for another, nothing is tried again."""
+    if trying():
+        return
+    bound = 30 + 6 * timeout  # the replay's waits are bounded by the timeout
+    failure = result.failure
+    if failure is not None:
+        failure.checked, failure.source = try_failure_test(
+            failure.source, failure.kind, summary_of(failure.kind, failure.message), bound)
+    for found in result.reached.values():
+        if found is not None:
+            found.checked = try_reach_test(found.source, bound)
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,

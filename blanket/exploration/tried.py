@@ -1,0 +1,148 @@
+"""The written tests tried the way their user will run them, before they
+are handed over.
+
+A failure's test (:attr:`Failure.source <blanket.Failure.source>`) is a
+claim: "this fails while the bug is there". The search made it from what
+its own runs saw, so re-running the search's code proves nothing: it is
+written to a file and run by ``python -m unittest`` in a fresh interpreter
+(the same one, with this process's import path and working directory), as
+a user who pastes it into a test folder runs it. It must fail, with the
+failure the search found (its kind and its last line). A test written for
+a line reached (``reach=``) must pass.
+
+What the try says is kept on the result as a sentence
+(:attr:`Failure.checked <blanket.Failure.checked>`); a failure's test that
+passes when run so is never handed over as a test: its source becomes a
+comment that says what happened, with the test it would have been.
+
+A test whose setup has no name to import it by (a lambda, a nested
+function, a callable object) cannot be run elsewhere: it is not tried, and
+the sentence says so. In the fresh interpreter the variable
+:data:`TRYING` is set, so that an exploration there (a script's top level
+run again by the test's import) does not try tests of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+#: Set in the environment of the interpreter that runs a written test.
+TRYING = "BLANKET_TRYING_A_WRITTEN_TEST"
+
+#: The test module's name in its folder.
+_MODULE = "test_blanket_written"
+
+#: An import of the setup in a written test (``from pkg.tests import setup``).
+_IMPORT = re.compile(r"^from \S+ import \w+$", re.MULTILINE)
+
+#: How a test is run, as the sentences say.
+HOW = "python -m unittest, in a fresh interpreter"
+
+#: What unittest says of a test module that did not import.
+_NOT_IMPORTED = "unittest.loader._FailedTest"
+
+#: An object's id in a report (``0X7F...``): another in another process.
+_ID = re.compile(r"0X[0-9A-F]+")
+
+#: How much of the run's output a sentence quotes.
+_QUOTED = 12
+
+
+def trying() -> bool:
+    """Whether this interpreter runs a written test for another one."""
+    return bool(os.environ.get(TRYING))
+
+
+def _import_path() -> str:
+    """This process's import path, for the fresh interpreter: the working
+    directory stands for the empty entry."""
+    return os.pathsep.join(entry or os.getcwd() for entry in sys.path)
+
+
+def run_test(source: str, bound: float) -> tuple[int | None, str]:
+    """Run *source* as a test module under ``python -m unittest`` in a fresh
+    interpreter, for at most *bound* seconds: its exit status (``None`` if
+    it ran past the bound and was killed, with nothing printed) and what it
+    printed."""
+    with tempfile.TemporaryDirectory(prefix="blanket-test-") as folder:
+        Path(folder, f"{_MODULE}.py").write_text(source)
+        environment = dict(os.environ, PYTHONPATH=os.pathsep.join((folder, _import_path())))
+        environment[TRYING] = "1"
+        environment.pop("PYTHONSTARTUP", None)
+        try:
+            done = subprocess.run(  # noqa: S603 - this interpreter, a file of ours
+                [sys.executable, "-m", "unittest", _MODULE], cwd=os.getcwd(),
+                env=environment, capture_output=True, text=True, timeout=bound, check=False)
+        except subprocess.TimeoutExpired:
+            return None, ""
+        return done.returncode, done.stdout + done.stderr
+
+
+def importable(source: str) -> bool:
+    """Whether the written test *source* imports its setup (it has a name
+    to import it by)."""
+    return _IMPORT.search(source) is not None
+
+
+def _quote(output: str) -> str:
+    """The end of a run's *output*, as comment lines."""
+    lines = output.strip().splitlines()[-_QUOTED:]
+    return "\n".join(f"#   {line}" for line in lines)
+
+
+def _not_run(source: str, status: int | None, output: str, bound: float) -> str | None:
+    """Why the test *source* did not run to its end, having exited with
+    *status* after printing *output*: no name to import its setup by, an
+    import that failed in the fresh interpreter (a setup defined in a
+    doctest, say), past its *bound*; ``None`` if it ran."""
+    if not importable(source):
+        return ("not tried: the setup has no name a test can import it by (see the "
+                "test's comments)")
+    if status is None:
+        return f"not tried to its end: the test ran past {bound:.0f} s ({HOW})"
+    if _NOT_IMPORTED in output:
+        last = output.split(_NOT_IMPORTED)[-1].strip().splitlines()
+        error = next((line for line in last if "Error:" in line), "")
+        return f"not tried: the test did not import in a fresh interpreter ({error})"
+    return None
+
+
+def try_failure_test(source: str, kind: str, summary: str, bound: float) -> tuple[str, str]:
+    """Try the test *source* written for a failure of *kind* whose last line
+    is *summary*: what the try says, and the source to hand over (a
+    comment instead of a test that passes)."""
+    status, output = run_test(source, bound) if importable(source) else (1, "")
+    why = _not_run(source, status, output, bound)
+    if why is not None:
+        return why, source
+    how = HOW
+    if status == 0:
+        said = (f"the test written for it passed when run as a user runs it ({how}): "
+                "it does not make the failure happen again")
+        commented = "\n".join(f"# {line}" if line else "#" for line in source.splitlines())
+        return said, (f"# blanket could not write a test that fails for this failure:\n"
+                      f"# {said}.\n# What the run printed:\n{_quote(output)}\n"
+                      f"# The test it wrote, which passes:\n#\n{commented}\n")
+    if f"the replay failed: {kind}" in output and _ID.sub("", summary) in _ID.sub("", output):
+        return f"tried: the test fails as the search's run did ({how})", source
+    return (f"the test fails when run as a user runs it ({how}), but not with the "
+            f"failure the search found ({kind}: {summary}):\n{_quote(output)}"), source
+
+
+def try_reach_test(source: str, bound: float) -> str:
+    """Try the test *source* written for a line reached: what the try says
+    (it must pass)."""
+    status, output = run_test(source, bound) if importable(source) else (1, "")
+    why = _not_run(source, status, output, bound)
+    if why is not None:
+        return why
+    how = HOW
+    if status == 0:
+        return f"tried: the test passes, the line runs ({how})"
+    return (f"the test fails when run as a user runs it ({how}): the line did not run "
+            f"so:\n{_quote(output)}")

@@ -1,0 +1,170 @@
+"""The tests blanket.explore writes are tried as their user runs them
+(``python -m unittest``, a fresh interpreter) before they are handed over:
+a failure's test must fail as the search's run did, a reached line's test
+must pass; a test that passes while the bug is there is never handed over
+as a test (issue 30)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import types
+import unittest
+import unittest.mock
+
+from blanket import Scenario
+from blanket.exploration import tried
+
+from .test_explore import explore, failure_of
+
+#: How many times :func:`leaky` ran in this process.
+_RUNS: list[int] = []
+
+
+def lost_update(scenario: Scenario) -> object:
+    """Two threads add one to a count, reading and writing it apart."""
+    box = {"count": 0}
+
+    def add() -> None:
+        seen = box["count"]
+        box["count"] = seen + 1
+
+    scenario.thread(add)
+    scenario.thread(add)
+
+    def invariant() -> None:
+        assert box["count"] == 2, f"count is {box['count']}"
+    return invariant
+
+
+def leaky(scenario: Scenario) -> object:
+    """Fails from its second run in a process: the failure is the process's
+    state, not an order of the threads, so no test of it can fail."""
+    _RUNS.append(1)
+    lock = scenario.Lock()
+    runs = len(_RUNS)
+
+    def take() -> None:
+        with lock:
+            pass
+
+    scenario.thread(take)
+    scenario.thread(take)
+
+    def invariant() -> None:
+        assert runs < 2, "the second run of this process"
+    return invariant
+
+
+def per_process(scenario: Scenario) -> None:
+    """Fails in every order, saying which process it runs in."""
+    def fail() -> None:
+        raise RuntimeError(f"in process {os.getpid()}")
+
+    scenario.thread(fail)
+
+
+def reaches(scenario: Scenario) -> None:
+    """A thread that runs the line :data:`LINE`."""
+    def run() -> None:
+        marker = 1  # the line looked for
+        del marker
+
+    scenario.thread(run)
+
+
+LINE = f"tests/test_explore_tried.py:{reaches.__code__.co_firstlineno + 3}"
+
+
+class FailureTests(unittest.TestCase):
+    def test_a_test_that_fails_as_the_search_s_run_did_is_handed_over(self) -> None:
+        failure = failure_of(explore(lost_update))
+        self.assertTrue(failure.checked.startswith("tried: the test fails as the search's "
+                                                   "run did"), failure.checked)
+        self.assertIn("self.replay(lost_update, [", failure.source)
+        self.assertNotIn("the written test", str(failure))
+
+    def test_a_test_that_passes_is_never_handed_over(self) -> None:
+        _RUNS.clear()
+        failure = failure_of(explore(leaky))
+        self.assertIn("the second run of this process", failure.message)
+        self.assertIn("passed when run as a user runs it", failure.checked)
+        self.assertIn("the written test: the test written for it passed", str(failure))
+        lines = failure.source.splitlines()
+        self.assertTrue(all(line.startswith("#") for line in lines), failure.source)
+        self.assertIn("#         self.replay(leaky, [", lines)
+
+    def test_a_test_that_fails_otherwise_is_told(self) -> None:
+        failure = failure_of(explore(per_process))
+        self.assertIn("but not with the failure the search found (exception: "
+                      f"RuntimeError: in process {os.getpid()})", failure.checked)
+        self.assertIn("#   RuntimeError: in process", failure.checked)
+        self.assertIn("self.replay(per_process, [", failure.source)
+
+    def test_a_setup_with_no_name_is_not_tried(self) -> None:
+        def nested(scenario: Scenario) -> None:
+            per_process(scenario)
+
+        failure = failure_of(explore(nested))
+        self.assertTrue(failure.checked.startswith("not tried: the setup has no name"),
+                        failure.checked)
+        self.assertNotIn("the written test", str(failure))  # its comments say why
+
+    def test_a_setup_its_module_does_not_hold_is_not_imported(self) -> None:
+        # As a doctest's function: its module's name says where, but that
+        # module holds another object (or nothing) by its name.
+        ghost = types.FunctionType(per_process.__code__, globals(), "per_process")
+        failure = failure_of(explore(ghost))
+        self.assertIn("# per_process is not tests.test_explore_tried.per_process: define it",
+                      failure.source)
+        self.assertTrue(failure.checked.startswith("not tried: the setup has no name"),
+                        failure.checked)
+
+    def test_a_test_that_does_not_import_is_not_tried(self) -> None:
+        output = ("E\nERROR: test_blanket_written (unittest.loader._FailedTest."
+                  "test_blanket_written)\nImportError: cannot import name 'x' from 'y'\n")
+        failed = subprocess.CompletedProcess([], 1, "", output)
+        with unittest.mock.patch.object(tried.subprocess, "run", return_value=failed):
+            failure = failure_of(explore(lost_update))
+        self.assertEqual(failure.checked, "not tried: the test did not import in a fresh "
+                         "interpreter (ImportError: cannot import name 'x' from 'y')")
+        self.assertIn("self.replay(lost_update, [", failure.source)
+
+    def test_a_test_past_its_bound_is_told(self) -> None:
+        late = subprocess.TimeoutExpired("python", 1.0)
+        with unittest.mock.patch.object(tried.subprocess, "run", side_effect=late):
+            failure = failure_of(explore(lost_update))
+            reached = explore(reaches, reach=LINE).reached[LINE]
+        self.assertTrue(failure.checked.startswith("not tried to its end: the test ran past"),
+                        failure.checked)
+        self.assertIn("self.replay(lost_update, [", failure.source)
+        assert reached is not None
+        self.assertTrue(reached.checked.startswith("not tried to its end"), reached.checked)
+
+    def test_nothing_is_tried_in_an_interpreter_trying_a_test(self) -> None:
+        with unittest.mock.patch.dict(os.environ, {tried.TRYING: "1"}):
+            failure = failure_of(explore(lost_update))
+        self.assertEqual(failure.checked, "")
+
+
+class ReachTests(unittest.TestCase):
+    def test_a_reached_line_s_test_passes(self) -> None:
+        reached = explore(reaches, reach=LINE).reached[LINE]
+        assert reached is not None
+        self.assertTrue(reached.checked.startswith("tried: the test passes"), reached.checked)
+
+    def test_a_reached_line_s_test_that_fails_is_told(self) -> None:
+        failed = subprocess.CompletedProcess([], 1, "", "FAILED (failures=1)")
+        with unittest.mock.patch.object(tried.subprocess, "run", return_value=failed):
+            reached = explore(reaches, reach=LINE).reached[LINE]
+        assert reached is not None
+        self.assertIn("the line did not run so:\n#   FAILED (failures=1)", reached.checked)
+
+    def test_a_setup_with_no_name_is_not_tried(self) -> None:
+        reached = explore(lambda scenario: reaches(scenario), reach=LINE).reached[LINE]
+        assert reached is not None
+        self.assertTrue(reached.checked.startswith("not tried"), reached.checked)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    unittest.main()
