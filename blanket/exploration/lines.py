@@ -65,13 +65,6 @@ def split(place: str) -> tuple[str, int]:
     return file, int(number)
 
 
-def resolve(place: str) -> str:
-    """*place* (``file:line``) with the file named as steps name it
-    (:func:`resolve_file`)."""
-    file, line = split(place)
-    return f"{resolve_file(file)}:{line}"
-
-
 def resolve_file(file: str) -> str:
     """The file *file* names, as steps name it (by its module's path):
     *file* is that name itself (``pkg/module.py``), or the file's path,
@@ -199,7 +192,7 @@ class Probes:
     """Probes at *lines* (by file, as steps name it: ``{"pkg/module.py":
     {42}}``), and at every line of the files *every* names, in the loaded
     functions of those files while entered. Raises :class:`ValueError` on
-    entry for a line no loaded code has."""
+    entry for a line no probe would see run."""
 
     def __init__(self, lines: dict[str, set[int]], every: Iterable[str] = ()) -> None:
         self.every = set(every)
