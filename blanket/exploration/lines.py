@@ -31,6 +31,7 @@ import types
 from collections.abc import Iterable, Iterator
 
 from .._bytecode import Assembly, Instruction, call_template
+from ..interpreters import refuse_untested
 from .sites import module_path
 
 #: The places whose probes ran since :meth:`Probes.take` last emptied it.
@@ -192,7 +193,9 @@ class Probes:
     """Probes at *lines* (by file, as steps name it: ``{"pkg/module.py":
     {42}}``), and at every line of the files *every* names, in the loaded
     functions of those files while entered. Raises :class:`ValueError` on
-    entry for a line no probe would see run."""
+    entry for a line no probe would see run, and
+    :class:`~blanket.UnsupportedInterpreter` on an interpreter the
+    searches are not tested on (the probes rewrite its bytecode)."""
 
     def __init__(self, lines: dict[str, set[int]], every: Iterable[str] = ()) -> None:
         self.every = set(every)
@@ -206,6 +209,7 @@ class Probes:
         self.probed: dict[str, list[set[int]]] = {}
 
     def __enter__(self) -> Probes:
+        refuse_untested("seeing lines run (assertReached, reach=)")
         found: dict[str, list[types.FunctionType]] = {file: [] for file in self.lines}
         for function in dict.fromkeys(loaded_functions()):
             scope = function.__globals__

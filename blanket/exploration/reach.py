@@ -30,6 +30,7 @@ import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from ..interpreters import refuse_untested
 from .lines import Probes, code_lines, file_of, place_of, resolve_file, split
 from .reached import FileLines, Reach
 from .reproduce import reproduce
@@ -147,7 +148,9 @@ class Goal:
 def watched_files(setup: Setup, timeout: float) -> set[str]:
     """The files of the code an exploration of *setup* watches (the
     threads' targets, what ``scenario.instrument`` names): one run, cut
-    short before its first step."""
+    short before its first step (refused where the searches are not
+    tested, as :func:`~blanket.explore` is)."""
+    refuse_untested("listing the files a search watches")
     def stop(depth: int, options: list[Option], run: Run) -> None:
         return None
     run = run_once(setup, "lines", timeout, stop, racy=set())
