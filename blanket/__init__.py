@@ -24,6 +24,7 @@ from .errors import (
                   SchedulerError,
                   StallError,
                   ThreadOrderingError,
+                  UnsupportedInterpreter,
                   WorkerError,
 )
 from .exploration.reached import FileLines, Reach
@@ -76,5 +77,6 @@ __all__ = [
     "Reach", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
     "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",
-    "TransactionAPI", "TransactionState", "Use", "Waiting", "WorkerError", "Workload",
+    "TransactionAPI", "TransactionState", "UnsupportedInterpreter", "Use", "Waiting",
+    "WorkerError", "Workload",
 ]

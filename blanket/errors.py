@@ -67,6 +67,20 @@ class SchedulerError(RuntimeError):
     """
 
 
+class UnsupportedInterpreter(RuntimeError):
+    """A search was asked for on an interpreter blanket's searches are not
+    tested on.
+
+    Raised by :func:`~blanket.explore`, :func:`~blanket.check_linearizable`
+    (and ``assertLinearizable``), ``assertReached`` and ``python -m blanket
+    reach`` before they run anything, on anything but CPython 3.11, 3.12,
+    3.13 and the free-threaded 3.13t (:mod:`blanket.interpreters`): their
+    answers rest on the interpreter's bytecode and threading internals. The
+    message names the interpreter running and the tested ones. A
+    scenario's script does not refuse.
+    """
+
+
 def death_notice(thread: threading.Thread, error: BaseException) -> str:
     """That *thread* died of *error*, with its traceback, as reports say it."""
     trace = "".join(traceback.format_exception(error)).rstrip()

@@ -4,6 +4,9 @@ order runs; the probes that see lines run (blanket.exploration.lines)."""
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 import types
 import unittest
 import unittest.mock
@@ -186,7 +189,8 @@ class Targets(unittest.TestCase):
                 ((len, 3), TypeError, "is no Python function"),
                 ((cases.Lazy.get, 1), ValueError, "line 1 is no line of Lazy.get's code"),
                 ((cases.Lazy.get, True), TypeError, "expected"),
-                ("tests/nowhere.py:3", ValueError, "no function of tests/nowhere.py is loaded"),
+                ("tests/nowhere.py:3", ValueError,
+                 "tests/nowhere.py: no loaded module or function is of that file"),
                 ("reach_cases.py:3", ValueError, "loaded files of that name: tests/reach_cases.py"),
                 ("tests/reach_cases.py:1", ValueError, "has no code of a function"),
         ]:
@@ -194,10 +198,104 @@ class Targets(unittest.TestCase):
                 with self.assertRaisesRegex(error, text):
                     blanket.explore(cases.double_checked, reach=reach_)
 
+    def test_a_functions_start_is_refused_not_said_never_to_run(self) -> None:
+        # (the call's start runs on the 'def' line, which no probe sees: a
+        # search for it said "no order of these threads runs" it)
+        start = cases.Lazy.get.__code__.co_firstlineno
+        for reach_ in (f"tests/reach_cases.py:{start}", (cases.Lazy.get, start)):
+            with self.subTest(reach_), self.assertRaisesRegex(
+                    ValueError, f"tests/reach_cases.py:{start} is where a function starts "
+                    r"\(its 'def' line, or its first decorator's\).*body \(the next lines that "
+                    rf"have code: {start + 1}, {start + 2}, {start + 3}\)"):
+                blanket.explore(cases.double_checked, reach=reach_)
+
+    def test_a_file_without_functions_is_refused(self) -> None:
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        (folder / "blanket_constants.py").write_text("X = 1\n")
+        module = types.ModuleType("blanket_constants")
+        module.__file__ = str(folder / "blanket_constants.py")
+        with unittest.mock.patch.dict(sys.modules, {"blanket_constants": module}), \
+                self.assertRaisesRegex(ValueError, "no function of blanket_constants.py is "
+                                       "loaded: a line runs in a scenario's threads only"):
+            blanket.explore(cases.double_checked, reach=f"{folder}/blanket_constants.py:1")
+
     def test_no_line_probed_once_the_search_ends(self) -> None:
         original = cases.Lazy.get.__code__
         blanket.explore(cases.double_checked, reach=target("dcl"), timeout=BOUND)
         self.assertIs(cases.Lazy.get.__code__, original)
+
+
+class PathTargets(unittest.TestCase):
+    """A target's file named by its path (absolute, as coverage.py records
+    it, or relative to the current directory) is the file its module's path
+    names: a path was once taken for another file, and its line said to be
+    one no order runs."""
+
+    def setUp(self) -> None:
+        self.place = target("dcl")
+        self.line = line("dcl")
+        self.file = Path(cases.__file__).resolve()
+
+    def test_every_spelling_of_the_path_is_the_module_path(self) -> None:
+        self.addCleanup(os.chdir, os.getcwd())
+        tests, above = self.file.parent, self.file.parent.parent.parent
+        for folder, path in [(tests, str(self.file)), (tests, "reach_cases.py"),
+                             (tests, "./reach_cases.py"), (tests, "../tests/reach_cases.py"),
+                             (above, os.path.relpath(self.file, above)),
+                             (above, "tests/reach_cases.py")]:  # (the module's path)
+            with self.subTest(path, folder=folder):
+                os.chdir(folder)
+                self.assertEqual(reach.places(f"{path}:{self.line}"), [self.place])
+
+    def test_a_link_to_the_file_is_the_file(self) -> None:
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        (folder / "link.py").symlink_to(self.file)
+        self.assertEqual(reach.places(f"{folder / 'link.py'}:{self.line}"), [self.place])
+
+    def test_a_search_by_the_absolute_path_reaches_the_line(self) -> None:
+        result = blanket.explore(cases.double_checked, reach=f"{self.file}:{self.line}",
+                                 timeout=BOUND)
+        self.assertEqual(list(result.reached), [self.place])
+        self.assertIsNotNone(result.reached[self.place])
+        self.assertIn(f"reached {self.place} (", str(result))
+
+    def test_one_line_named_twice_is_one_target(self) -> None:
+        both = [f"{self.file}:{self.line}", self.place, (cases.Lazy.get, self.line)]
+        self.assertEqual(reach.places(both), [self.place])
+
+    def test_an_existing_file_of_no_loaded_module_is_refused(self) -> None:
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        (folder / "reach_cases.py").write_text(self.file.read_text())
+        with self.assertRaisesRegex(
+                ValueError, rf"the file {folder}/reach_cases.py exists, but no module of it "
+                r"is loaded: .* import it before exploring \(loaded files of that name: "
+                r"tests/reach_cases.py\)"):
+            blanket.explore(cases.double_checked, reach=f"{folder}/reach_cases.py:{self.line}")
+
+    def test_a_file_of_two_modules_is_refused(self) -> None:
+        twice = {name: types.ModuleType(name) for name in ("tests.twice", "twice")}
+        for module in twice.values():
+            module.__file__ = str(self.file.parent / "twice.py")
+        with unittest.mock.patch.dict(sys.modules, twice), self.assertRaisesRegex(
+                ValueError, r"names the file of 2 loaded modules \(tests/twice.py, twice.py\): "
+                "name the one whose code the threads run by its module's path"):
+            reach.places(f"{self.file.parent / 'twice.py'}:3")
+
+    def test_code_compiled_from_a_file_of_no_module(self) -> None:
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        source = "def work(out):\n    out.append(1)\n"
+        (folder / "blanket_compiled.py").write_text(source)
+        scope: dict[str, Any] = {"__name__": "blanket_compiled"}
+        exec(compile(source, str(folder / "blanket_compiled.py"), "exec"), scope)  # noqa: S102
+        # (not a module: sys.modules may hold other objects, which are no file's)
+        with unittest.mock.patch.dict(sys.modules, {"x": types.SimpleNamespace(__file__="x")}):
+            result = blanket.explore(lambda scenario: scenario.thread(scope["work"], []),
+                                     reach=f"{folder}/blanket_compiled.py:2", timeout=BOUND)
+        self.assertIsNotNone(result.reached["blanket_compiled.py:2"])
+
+    def test_a_name_no_file_can_have_is_refused(self) -> None:
+        with self.assertRaisesRegex(ValueError, "no loaded module or function is of that"):
+            reach.places("a\0b.py:3")
 
 
 class Probes(unittest.TestCase):
@@ -217,6 +315,18 @@ class Probes(unittest.TestCase):
                          {first + 9, first + 10})
         self.assertEqual(self.ran(lambda: list(counting(3)), counting_line()),
                          {counting_line()})
+
+    def test_the_lines_probed_are_the_body_lines(self) -> None:
+        # (what tells a line a search can see run from a function's start)
+        for function in lines.loaded_functions():
+            if function.__module__ in ("tests.reach_cases", "tests.test_reach",
+                                       "blanket.exploration.lines"):
+                code = function.__code__
+                with self.subTest(function.__qualname__):
+                    self.assertEqual(lines.body_lines(code),
+                                     lines.probed_lines(code, None, "x.py"))
+        start = cases.Lazy.get.__code__.co_firstlineno
+        self.assertEqual(min(lines.body_lines(cases.Lazy.get.__code__)), start + 1)
 
     def test_code_that_cannot_be_probed_is_left_as_it_was(self) -> None:
         original = sample.__code__

@@ -2,7 +2,9 @@
 
 A line is named as steps and data races name places: ``file:line``, the
 file by its module's path (``pkg/module.py:42``,
-:func:`blanket.exploration.sites.module_path`). :class:`Probes` finds the
+:func:`blanket.exploration.sites.module_path`); :func:`resolve_file` names so
+the file a path names (absolute, as coverage.py records it, or relative to
+the current directory). :class:`Probes` finds the
 Python functions of those files that are loaded (with the code nested in
 them: a closure made later gets the probed code too) and, while it is
 entered, swaps each one's code object for a copy with a probe before the
@@ -20,6 +22,7 @@ all for the code and the searches that ask about no line.
 
 from __future__ import annotations
 
+import dis
 import functools
 import gc
 import os
@@ -28,13 +31,15 @@ import types
 from collections.abc import Iterable, Iterator
 
 from .._bytecode import Assembly, Instruction, call_template
+from ..interpreters import refuse_untested
 from .sites import module_path
 
 #: The places whose probes ran since :meth:`Probes.take` last emptied it.
 HITS: set[str] = set()
 
 _CALL, _CALL_LOAD = call_template()
-_LOAD_CONST = __import__("dis").opmap["LOAD_CONST"]
+_LOAD_CONST = dis.opmap["LOAD_CONST"]
+_RESUME = dis.opmap["RESUME"]
 # Instructions the interpreter finds by their place, not by a jump: a
 # loop's or a send's end (where FOR_ITER and SEND land, and step over), and
 # what must follow its instruction at once.
@@ -61,6 +66,60 @@ def split(place: str) -> tuple[str, int]:
     return file, int(number)
 
 
+def resolve_file(file: str) -> str:
+    """The file *file* names, as steps name it (by its module's path):
+    *file* is that name itself (``pkg/module.py``), or the file's path,
+    absolute (as coverage.py records it) or relative to the current
+    directory (``./module.py``, ``src/pkg/module.py``), a link to it too.
+    The file is looked for among the loaded modules' files, then among the
+    loaded functions' (code compiled from no module's file). A
+    :class:`ValueError` for a file of no loaded code (no search could see
+    its lines run), or of two modules' code (a file imported under two
+    names: which one's functions the threads run is the caller's to say)."""
+    wanted = _identity(file)
+    named: dict[str, None] = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(module, types.ModuleType) and isinstance(path, str):
+            place = module_path(path, vars(module))
+            if place == file or _identity(path) == wanted:
+                named[place] = None
+    if not named:
+        for function in loaded_functions():
+            place = file_of(function)
+            if place == file or _identity(function.__code__.co_filename) == wanted:
+                named[place] = None
+    if len(named) > 1:
+        raise ValueError(f"{file} names the file of {len(named)} loaded modules "
+                         f"({', '.join(named)}): name the one whose code the threads run "
+                         "by its module's path")
+    if not named:
+        how = f"the file {os.path.abspath(file)} exists, but no module of it is loaded" \
+            if os.path.isfile(file) else "no loaded module or function is of that file"
+        raise ValueError(f"{file}: {how}: name the file by its module's path, as steps do "
+                         f"(pkg/module.py for pkg.module), or by its path, and import it "
+                         f"before exploring{_near(file)}")
+    return next(iter(named))
+
+
+def _identity(path: str) -> object:
+    """What tells *path*'s file from another: its device and inode (a
+    link, another spelling of the path, the same file), or for a file that
+    is not there (code compiled from text) its absolute path."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):  # no such file, or a name no file can have
+        return os.path.normcase(os.path.abspath(path))
+    return found.st_dev, found.st_ino
+
+
+def _near(file: str) -> str:
+    """A hint naming the loaded files of *file*'s name, if any."""
+    near = sorted({file_of(f) for f in loaded_functions()
+                   if file_of(f).endswith("/" + file.replace(os.sep, "/").rsplit("/", 1)[-1])})
+    return f" (loaded files of that name: {', '.join(near)})" if near else ""
+
+
 def code_lines(code: types.CodeType) -> set[int]:
     """The lines of *code* and of the code nested in it that have
     instructions (the ``def`` line, for the function's start)."""
@@ -68,6 +127,20 @@ def code_lines(code: types.CodeType) -> set[int]:
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             lines |= code_lines(const)
+    return lines
+
+
+def body_lines(code: types.CodeType) -> set[int]:
+    """The lines of *code* and of the code nested in it that a probe sees
+    run: those with instructions past the function's start (its first
+    ``RESUME``), where :func:`probe` puts probes. A ``def`` line has
+    none: what runs there is the call's start, not the line's code."""
+    raw = code.co_code
+    start = next(n for n in range(0, len(raw), 2) if raw[n] == _RESUME) + 2
+    lines = {line for _, end, line in code.co_lines() if line is not None and end > start}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            lines |= body_lines(const)
     return lines
 
 
@@ -79,9 +152,9 @@ def file_of(function: types.FunctionType) -> str:
 @functools.cache
 def _same_file(filename: str, module: str, file: str) -> bool:
     """Whether the code of *filename*, of the module named *module*, is
-    *file*'s: by its module's path, or by the file's own path."""
-    return module_path(filename, {"__name__": module}) == file \
-        or os.path.abspath(filename) == os.path.abspath(file)
+    *file*'s, by its module's path (a path names a file only once
+    :func:`resolve_file` made it that)."""
+    return module_path(filename, {"__name__": module}) == file
 
 
 def loaded_functions() -> Iterator[types.FunctionType]:
@@ -120,7 +193,9 @@ class Probes:
     """Probes at *lines* (by file, as steps name it: ``{"pkg/module.py":
     {42}}``), and at every line of the files *every* names, in the loaded
     functions of those files while entered. Raises :class:`ValueError` on
-    entry for a line no loaded code has."""
+    entry for a line no probe would see run, and
+    :class:`~blanket.UnsupportedInterpreter` on an interpreter the
+    searches are not tested on (the probes rewrite its bytecode)."""
 
     def __init__(self, lines: dict[str, set[int]], every: Iterable[str] = ()) -> None:
         self.every = set(every)
@@ -134,6 +209,7 @@ class Probes:
         self.probed: dict[str, list[set[int]]] = {}
 
     def __enter__(self) -> Probes:
+        refuse_untested("seeing lines run (assertReached, reach=)")
         found: dict[str, list[types.FunctionType]] = {file: [] for file in self.lines}
         for function in dict.fromkeys(loaded_functions()):
             scope = function.__globals__
@@ -146,7 +222,7 @@ class Probes:
                     found[file].append(function)
         for file, functions in found.items():
             self.code[file] = set().union(*(code_lines(f.__code__) for f in functions))
-            _check(file, self.lines[file], self.code[file], functions)
+            _check(file, self.lines[file], functions)
         try:
             for file, functions in found.items():
                 self._probe(file, functions)
@@ -182,23 +258,28 @@ class Probes:
         return hits
 
 
-def _check(file: str, wanted: set[int], lines: set[int],
-           functions: list[types.FunctionType]) -> None:
-    """Refuse a file no loaded function is in, or a line without code."""
+def _check(file: str, wanted: set[int], functions: list[types.FunctionType]) -> None:
+    """Refuse a file no loaded function is in, or a line no probe would
+    see run: no code of a function there, or only a function's start."""
     if not functions:
-        near = sorted({file_of(f) for f in loaded_functions()
-                       if file_of(f).endswith("/" + file.rsplit("/", 1)[-1])})
-        hint = f" (loaded files of that name: {', '.join(near)})" if near else ""
-        raise ValueError(f"no function of {file} is loaded: name the file by its module's "
+        raise ValueError(f"no function of {file} is loaded: a line runs in a scenario's "
+                         f"threads only inside a function; name the file by its module's "
                          f"path, as steps do (pkg/module.py for pkg.module), and import "
-                         f"it before exploring{hint}")
-    for line in sorted(wanted):
-        if line not in lines:
-            nearby = sorted(lines, key=lambda n: (abs(n - line), n))[:3]
+                         f"it before exploring{_near(file)}")
+    lines = set().union(*(body_lines(f.__code__) for f in functions))
+    for line in sorted(wanted - lines):
+        nearby = sorted(sorted(lines, key=lambda n: (abs(n - line), n))[:3])
+        if any(line in code_lines(f.__code__) for f in functions):
+            body = sorted(n for n in lines if n > line)[:3]  # (a start has code after it)
             raise ValueError(
-                f"{file}:{line} has no code of a function to run (a blank line, a comment, "
-                f"an 'else:' or module-level code?): lines nearby that have: "
-                f"{', '.join(map(str, sorted(nearby)))}")
+                f"{file}:{line} is where a function starts (its 'def' line, or its first "
+                f"decorator's): what runs there is the call's start, which no probe sees; "
+                f"name a line of the function's body (the next lines that have code: "
+                f"{', '.join(map(str, body))})")
+        raise ValueError(
+            f"{file}:{line} has no code of a function to run (a blank line, a comment, "
+            f"an 'else:', a 'def' line or module-level code?): lines nearby that have: "
+            f"{', '.join(map(str, nearby))}")
 
 
 def probe(code: types.CodeType, lines: frozenset[int] | None, file: str) -> types.CodeType:

@@ -3,8 +3,15 @@ one under which a given line runs, in any thread, and writes the test that
 replays it.
 
 A target is ``"pkg/module.py:42"`` (the file by its module's path, as steps
-and data races name places), ``(function, 42)`` (line 42 of the function's
-file, inside the function), or a sequence of those. The lines are watched
+and data races name places, or by its path: absolute, as coverage.py
+records it, or relative to the current directory), ``(function, 42)``
+(line 42 of the function's file, inside the function), or a sequence of
+those. Each is named as steps name places from then on (the keys of
+:attr:`~blanket.Exploration.reached`): a path is resolved to the loaded
+module whose file it is (:func:`~blanket.exploration.lines.resolve_file`),
+and a path of no loaded module's file, a line no function of the file has
+or a function's ``def`` line is refused (a :class:`ValueError`), never
+said to be a line no order runs. The lines are watched
 by probes (:mod:`blanket.exploration.lines`) for the whole search; after
 each run the places that ran are read, and the first run to run a target
 gives its :class:`~blanket.exploration.reached.Reach`: the schedule, and a
@@ -23,7 +30,8 @@ import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .lines import Probes, code_lines, file_of, place_of, split
+from ..interpreters import refuse_untested
+from .lines import Probes, code_lines, file_of, place_of, resolve_file, split
 from .reached import FileLines, Reach
 from .reproduce import reproduce
 from .run import run_once
@@ -33,7 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .run import Option, Run
 
 def places(reach: object) -> list[str]:
-    """The places *reach* names, in order, each once (see the module's docstring)."""
+    """The places *reach* names, as steps name them, in order, each once
+    (see the module's docstring)."""
     if reach is None:
         return []
     if isinstance(reach, str) or _is_function_line(reach):
@@ -44,10 +53,13 @@ def places(reach: object) -> list[str]:
         raise TypeError(f"reach={reach!r}: expected 'file:line', (function, line) or a "
                         "list of them")
     found: dict[str, None] = {}
+    files: dict[str, str] = {}  # each file named once resolved (a scan of what is loaded)
     for target in targets:
         if isinstance(target, str):
-            split(target)
-            found[target] = None
+            file, line = split(target)
+            if file not in files:
+                files[file] = resolve_file(file)
+            found[f"{files[file]}:{line}"] = None
         elif _is_function_line(target):
             function, line = cast("tuple[Any, int]", target)
             found[_function_place(function, line)] = None
@@ -136,7 +148,9 @@ class Goal:
 def watched_files(setup: Setup, timeout: float) -> set[str]:
     """The files of the code an exploration of *setup* watches (the
     threads' targets, what ``scenario.instrument`` names): one run, cut
-    short before its first step."""
+    short before its first step (refused where the searches are not
+    tested, as :func:`~blanket.explore` is)."""
+    refuse_untested("listing the files a search watches")
     def stop(depth: int, options: list[Option], run: Run) -> None:
         return None
     run = run_once(setup, "lines", timeout, stop, racy=set())

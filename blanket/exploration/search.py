@@ -53,6 +53,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 
+from ..interpreters import refuse_untested
 from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
@@ -227,7 +228,11 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     *processes* > 1 runs the shards of the search in that many local
     processes and merges them (:mod:`blanket.exploration.processes`): the
     same schedules; the setup must be importable.
+
+    On an interpreter the searches are not tested on it refuses,
+    :class:`~blanket.UnsupportedInterpreter` (:mod:`blanket.interpreters`).
     """
+    refuse_untested("explore")
     _check_arguments(setup, strategy, seed, timeout, name)
     _check_count("max_schedules", max_schedules, 1)
     _check_count("max_preemptions", max_preemptions, 0, optional=True)

@@ -26,6 +26,7 @@ from ..exploration.races import Race
 from ..exploration.reproduce import replay
 from ..exploration.result import Exploration
 from ..exploration.search import STRATEGIES, explore
+from ..interpreters import refuse_untested
 from .history import Model
 from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
 from .scenarios import Op, Workload, WorkloadSetup, draw, watched
@@ -161,6 +162,7 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     reported with a test that replays it (:class:`LinearizabilityFailure
     <blanket.linearizability.report.LinearizabilityFailure>`).
     """
+    refuse_untested("check_linearizable")
     counts = {"threads": threads, "operations_per_thread": operations_per_thread,
               "scenarios": scenarios, "prefix": prefix, "suffix": suffix}
     _check(make, operations, counts, model, partition)
