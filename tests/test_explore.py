@@ -18,6 +18,7 @@ import blanket
 from blanket import Scenario, waiting
 from blanket.core import ScenarioCore
 from blanket.errors import StallError
+from blanket.exploration.reproduce import replay
 from blanket.exploration.result import Exploration, Failure, Step
 
 from .support import quiet_thread_errors, unchecked
@@ -235,6 +236,25 @@ class DepthFirst(unittest.TestCase):
         result = explore(one_thread_no_invariant)
         self.assertTrue(result.ok, result)
         self.assertEqual(result.schedules, [("A",)])
+
+    def test_a_setup_returning_no_invariant_nor_none_is_refused(self) -> None:
+        # A mistake of the caller: refused at the first run, not turned into
+        # a failure of the code under test with a test written for it.
+        threads: list[threading.Thread] = []
+        for returned in (42, "text", (None,)):
+            def setup(scenario: Scenario, returned: object = returned) -> Any:
+                lock = scenario.Lock()
+                threads.append(scenario.thread(lambda: lock.acquire(timeout=BOUND)))
+                return returned
+            for run in (lambda: explore(setup), lambda: replay(setup, [], timeout=BOUND)):
+                with self.subTest(returned=returned), unchecked(), \
+                        self.assertRaises(TypeError) as caught:
+                    run()
+                self.assertTrue(str(caught.exception).startswith(
+                    f"setup returned {returned!r}: expected None or a callable invariant"),
+                    caught.exception)
+        self.assertEqual(len(threads), 6)  # one run each: refused at once
+        self.assertTrue(all(thread.ident is None for thread in threads))  # never started
 
     def test_a_setup_that_is_not_deterministic_is_refused(self) -> None:
         runs = itertools.count()

@@ -1,7 +1,6 @@
 """One search over several local processes: ``explore(..., processes=N)``
 runs the exact shards ``1/N`` .. ``N/N`` of the search (``shard=``, see
-``blanket.exploration.search``), one a process, with the standard
-library's ``concurrent.futures``, and merges what they found.
+``blanket.exploration.search``), one a process, and merges what they found.
 
 The shards of a search are disjoint and together are the whole search, so
 the merged result has the schedules one process would run (in another
@@ -11,19 +10,46 @@ processes are started afresh (``spawn``), never forked from a process that
 may run threads: the setup is sent by name, so it must be importable (a
 function at a module's top level). ``max_schedules`` bounds each process's
 count. Each shard stops at its own first failure; the merged result gives
-the failure of the first shard (by number) that found one.
+the failure of the first shard (by number) that found one. An exception a
+shard raises (a setup refused) is raised in the caller, the shard's
+traceback in its notes; a process that ends without a result is a
+:class:`RuntimeError`.
+
+No process outlives the search. However it ends (every result in, an
+exception, Ctrl-C), the caller ends and reaps every process before it
+returns (``stop``): Ctrl-C is the caller's (the processes ignore it)
+and is raised within milliseconds, not once the shards are done. A process
+whose caller is killed (no ``finally`` runs there) leaves at once too: a
+thread of its own waits for the caller's end (``leave_with``).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import signal
+import threading
 import time
-from collections.abc import Callable
-from typing import Any
+import traceback
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
+from ..holdback import interrupts_held_back
 from .reached import FileLines
 from .result import Exploration, Setup
+
+if TYPE_CHECKING:  # pragma: no cover
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import SpawnContext
+    from multiprocessing.process import BaseProcess
+
+#: How long, in seconds, a process is given to end: by itself once it sent
+#: its result, then once terminated, before it is killed.
+GRACE = 1.0
+#: The exit status of a process whose caller ended first.
+ORPHANED = 70
+#: What a process sends its caller: its shard's result, or what it raised.
+DONE, RAISED = "done", "raised"
 
 
 def check(setup: Setup, processes: object) -> int:
@@ -50,19 +76,140 @@ def search(explore: Callable[..., Exploration], setup: Setup, processes: int,
     # Imported here: multiprocessing names a module "__mp_main__" as it is
     # imported, and every import of blanket would pay for both.
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     started = time.monotonic()
     cpus = sorted(getattr(os, "sched_getaffinity", lambda _: set())(0))
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(processes, mp_context=context) as pool:
-        futures = [pool.submit(_shard, explore, setup, index, processes,
-                               cpus[(index - 1) % len(cpus)] if cpus else None, options)
-                   for index in range(1, processes + 1)]
-        parts = [future.result() for future in futures]
+    workers: list[tuple[BaseProcess, Connection]] = []
+    parts: list[Exploration] | None = None
+    try:
+        for index in range(1, processes + 1):
+            cpu = cpus[(index - 1) % len(cpus)] if cpus else None
+            # Ctrl-C while a process starts comes once it is on the list.
+            with interrupts_held_back():
+                workers.append(start(context, (explore, setup, index, processes, cpu,
+                                               options)))
+        parts = collect(workers)
+    finally:
+        # However the search ended: the processes that sent their results
+        # are ending, the others (an exception, Ctrl-C) are ended at once.
+        stop([process for process, _ in workers], GRACE if parts is not None else 0.0)
+        for _, results in workers:
+            results.close()
     merged = merge(parts)
     merged.elapsed = time.monotonic() - started
     return merged
+
+
+def start(context: SpawnContext, args: tuple[Any, ...]) -> tuple[BaseProcess, Connection]:
+    """A process started on the shard *args* describes (*explore*,
+    *setup*, its number, their count, its CPU, the options), and the end of
+    the pipe it sends its answer on (its own end closed here, so that the
+    pipe ends when the process does)."""
+    index, count = args[2:4]
+    results, answer = context.Pipe(duplex=False)
+    try:
+        process = context.Process(target=_worker, args=(answer, *args),
+                                  name=f"blanket shard {index}/{count}")
+        process.start()
+    except BaseException:
+        results.close()
+        raise
+    finally:
+        answer.close()
+    return process, results
+
+
+def collect(workers: Sequence[tuple[BaseProcess, Connection]]) -> list[Exploration]:
+    """The results of *workers* (their shards 1, 2, ... in order), as they
+    come; what a shard raised, raised here."""
+    from multiprocessing.connection import wait
+
+    count = len(workers)
+    parts: dict[int, Exploration] = {}
+    left = {results: index for index, (_, results) in enumerate(workers, 1)}
+    while left:
+        for ready in wait(list(left)):
+            results = cast("Connection", ready)
+            index = left.pop(results)
+            parts[index] = _answer(workers[index - 1][0], results, index, count)
+    return [parts[index] for index in sorted(parts)]
+
+
+def _answer(process: BaseProcess, results: Connection, index: int, count: int
+            ) -> Exploration:
+    """The answer of shard *index* of *count*, run by *process*."""
+    try:
+        answer = results.recv()
+    except EOFError:
+        process.join(GRACE)
+        raise RuntimeError(f"processes={count}: the process of shard {index}/{count} "
+                           f"ended without its result (exit code {process.exitcode})"
+                           ) from None
+    if answer[0] == RAISED:
+        error, trace = answer[1], answer[2]
+        error.add_note(f"(raised in the process of shard {index}/{count}:)\n{trace}")
+        raise error
+    return cast(Exploration, answer[1])
+
+
+def stop(processes: Sequence[BaseProcess], grace: float = 0.0) -> None:
+    """End and reap the started *processes*: given *grace* seconds in all
+    to end by themselves, then terminated, then killed if they outlive
+    :data:`GRACE` more. Ctrl-C meanwhile comes once they are reaped."""
+    with interrupts_held_back():
+        for bound, end in ((grace, None), (GRACE, "terminate"), (GRACE, "kill")):
+            alive = [process for process in processes if process.exitcode is None]
+            if end is not None:
+                for process in alive:
+                    getattr(process, end)()
+            deadline = time.monotonic() + bound
+            for process in alive:
+                process.join(max(0.0, deadline - time.monotonic()))
+
+
+def _worker(answer: Connection, explore: Callable[..., Exploration], setup: Setup,
+            index: int, count: int, cpu: int | None, options: dict[str, Any]) -> None:
+    """A process's life: its shard run and its answer sent on *answer*;
+    it leaves at once if its caller ends first."""
+    import multiprocessing
+
+    # Ctrl-C is the caller's: it ends the processes itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    leave_with(multiprocessing.parent_process())
+    _work(answer, explore, setup, index, count, cpu, options)
+
+
+def leave_with(parent: BaseProcess | None) -> None:
+    """End this process at once (``os._exit``) when *parent*, the process
+    that started it, ends: a daemon thread joins it. Joining the parent
+    ``multiprocessing.parent_process()`` gives waits for the end of a pipe
+    only the parent holds open (on Windows, for its process handle), which
+    the system closes however the parent ends, killed too."""
+    if parent is not None:
+        threading.Thread(target=_orphaned, args=(parent,), name="blanket: the caller's end",
+                         daemon=True).start()
+
+
+def _orphaned(parent: BaseProcess) -> None:
+    parent.join()
+    os._exit(ORPHANED)  # nothing to clean up: its caller, who wanted it, is gone
+
+
+def _work(answer: Connection, explore: Callable[..., Exploration], setup: Setup, index: int,
+          count: int, cpu: int | None, options: dict[str, Any]) -> None:
+    """Run the shard and send *answer* the result, or what it raised."""
+    try:
+        sent: tuple[object, ...] = (DONE, _shard(explore, setup, index, count, cpu, options))
+    except BaseException as error:  # noqa: BLE001 - raised again by the caller
+        trace = "".join(traceback.format_exception(error)).rstrip()
+        try:
+            pickle.loads(pickle.dumps(error))
+        except Exception:  # noqa: BLE001 - whatever pickling refuses
+            # The caller could not make it again: what it said, in one it can.
+            error = RuntimeError(f"{type(error).__qualname__}: {error}")
+        sent = (RAISED, error, trace)
+    answer.send(sent)
 
 
 def _shard(explore: Callable[..., Exploration], setup: Setup, index: int, count: int,

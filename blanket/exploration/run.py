@@ -17,7 +17,9 @@ when no call can go, or when the chooser cuts the run short or raises.
 
 A run fails when a thread raises, when the invariant fails, or when live
 threads remain and no call can be let go (a deadlock, reported as its
-wait-for cycle).
+wait-for cycle). A setup that returns something else than ``None`` or a
+callable invariant is refused (:class:`TypeError`) before its threads
+start: a mistake of the caller, not a verdict on the code under test.
 """
 
 from __future__ import annotations
@@ -147,6 +149,12 @@ class Run:
             self.invariant = unseen.setup(lambda: setup(scenario))
             for thread in scenario.managed:
                 unseen.watch(thread)
+        if self.invariant is not None and not callable(self.invariant):
+            # Checked here, before any thread starts: called after the run,
+            # it would fail as the code under test, with a test written for it.
+            scenario.close_injections()
+            raise TypeError(f"setup returned {self.invariant!r}: expected None or a "
+                            "callable invariant (called once the threads have finished)")
         self.threads = list(scenario.managed)
         #: Each thread's number: its place in :attr:`threads`.
         self.numbers = {thread: n for n, thread in enumerate(self.threads)}
