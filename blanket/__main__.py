@@ -15,7 +15,8 @@ The exit status is 0 when every line was reached, 1 when some were not, and
 2 for a mistake in the command: a setup that does not import or is no
 function, a ``FILE:LINE`` of another shape or that no loaded code has, a
 count out of range, an ``--out`` that is a file, coverage data missing or
-unreadable. A mistake is found before any search runs, and said in one
+unreadable; and 2 on an interpreter the searches are not tested on
+(:mod:`blanket.interpreters`). A mistake is found before any search runs, and said in one
 line that names the argument (``python -m blanket reach: error: argument
 --setup: ...``, after the usage, as ``argparse`` does).
 """
@@ -30,11 +31,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
+from .errors import UnsupportedInterpreter
 from .exploration.lines import Probes, split
 from .exploration.processes import check as check_processes
 from .exploration.reach import watched_files
 from .exploration.result import Setup
 from .exploration.search import explore
+from .interpreters import refuse_untested
 
 
 def _setup(name: str) -> Setup:
@@ -143,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     reach.add_argument("--max-preemptions", type=_count(0), default=None)
     reach.add_argument("--processes", type=_count(1), default=1)
     args = parser.parse_args(argv)
+    try:
+        refuse_untested(f"python -m blanket {args.command}")
+    except UnsupportedInterpreter as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
     setup = args.setup
     try:
         check_processes(setup, args.processes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -86,11 +87,18 @@ class Refused(unittest.TestCase):
 
     def test_the_command_line(self) -> None:
         line = cases.place("never")
-        self.check_refused(lambda: main(["reach", "--setup", "tests.test_interpreters:"
-                                         "never_called", line]), "explore")
-        self.check_refused(lambda: main(["reach", "--setup", "tests.test_interpreters:"
-                                         "never_called", "--coverage", "nowhere"]),
-                           "listing the files a search watches")
+        for named, (version, implementation) in UNTESTED.items():
+            for extra in ([line], ["--coverage", "nowhere"]):
+                stderr = io.StringIO()
+                with self.subTest(named, extra=extra), running(version, implementation), \
+                        self.assertRaises(SystemExit) as caught, \
+                        contextlib.redirect_stderr(stderr):
+                    main(["reach", "--setup", "tests.test_interpreters:never_called", *extra])
+                self.assertEqual(caught.exception.code, 2)
+                self.assertTrue(stderr.getvalue().startswith(
+                    "python -m blanket: error: python -m blanket reach: blanket's searches "
+                    f"are tested on CPython 3.11, 3.12, 3.13 and the free-threaded 3.13t, "
+                    f"not on {named}"), stderr.getvalue())
 
     def test_the_free_threaded_build_is_named(self) -> None:
         with running((3, 14, 1)), unittest.mock.patch(

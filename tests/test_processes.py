@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import blanket
-from blanket.exploration import processes
+from blanket.exploration import processes, tried
 from blanket.exploration.races import Race
 from blanket.exploration.reached import FileLines, Reach
 
@@ -329,9 +329,11 @@ class NoneLeft(unittest.TestCase):
             return blanket.Exploration("dfs")
         results, answer = multiprocessing.Pipe(duplex=False)
         with results, answer, unittest.mock.patch.object(signal, "signal") as handle, \
-                unittest.mock.patch.object(processes, "leave_with") as leave:
+                unittest.mock.patch.object(processes, "leave_with") as leave, \
+                unittest.mock.patch.dict(os.environ):
             processes._worker(answer, explore, cases.never, 2, 2, None, {})
             kind, result = results.recv()
+            self.assertEqual(os.environ[tried.TRYING], "1")  # the caller tries the tests
         handle.assert_called_once_with(signal.SIGINT, signal.SIG_IGN)
         leave.assert_called_once_with(multiprocessing.parent_process())
         self.assertEqual((kind, result.strategy, calls), (processes.DONE, "dfs",

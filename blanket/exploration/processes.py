@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..holdback import interrupts_held_back
 from .reached import FileLines
 from .result import Exploration, Setup
+from .tried import TRYING
 
 if TYPE_CHECKING:  # pragma: no cover
     from multiprocessing.connection import Connection
@@ -176,6 +177,8 @@ def _worker(answer: Connection, explore: Callable[..., Exploration], setup: Setu
 
     # Ctrl-C is the caller's: it ends the processes itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The caller tries the written tests of the merged result, once.
+    os.environ[TRYING] = "1"
     leave_with(multiprocessing.parent_process())
     _work(answer, explore, setup, index, count, cpu, options)
 
