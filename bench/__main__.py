@@ -113,6 +113,9 @@ FIGURES = [
            _value("two_processes_seconds"), "s", None),
     Figure("  processes=2 / 1 process (faster on two free cores)",
            _ratio("two_processes_seconds", "one_process_seconds"), "x", 0.9),
+    # Issue 30: a failure's written test run as its user runs it.
+    Figure("a failure's written test tried (python -m unittest, a fresh interpreter)",
+           _value("trying_seconds"), "s", 2.0),
     # Issue 22: linearizability checking.
     Figure("check_linearizable: scenarios per second, queue.Queue, 2 x 2 (every order)",
            _value("lin_scenarios_per_second"), "/s", None),

@@ -11,14 +11,17 @@ by ``python -m bench`` itself, never in blanket 1.0's environment.
 
 from __future__ import annotations
 
+import os
 import time
 import types
+import unittest.mock
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import blanket
 from blanket.exploration import rewrite, sites
+from blanket.exploration.tried import TRYING
 from tests import reach_cases
 
 
@@ -123,6 +126,32 @@ def _racy_counter(scenario: blanket.Scenario) -> None:
         scenario.thread(increment)
 
 
+def lost_update(scenario: blanket.Scenario) -> Callable[[], None]:
+    """Two threads add one each to a counter, unlocked: a failure, whose
+    written test is tried before it is handed over."""
+    counter = _Counter()
+
+    def increment() -> None:
+        counter.count += 1
+
+    scenario.thread(increment)
+    scenario.thread(increment)
+
+    def invariant() -> None:
+        assert counter.count == 2, f"count is {counter.count}"
+    return invariant
+
+
+def trying_cost() -> float:
+    """Seconds trying a failure's written test adds to a search: the
+    search with the try, less the same search in an interpreter that does
+    not try (see blanket.exploration.tried)."""
+    tried, _ = explored(lost_update)
+    with unittest.mock.patch.dict(os.environ, {TRYING: "1"}):
+        untried, _ = explored(lost_update)
+    return tried - untried
+
+
 def runs_to_reach(guided: bool) -> int:
     """The runs explore(reach=...) takes to reach the lines of
     ``tests/reach_cases.py``, all ten, *guided* or in the plain order
@@ -173,6 +202,7 @@ def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
         keep("two_processes_seconds", seconds)
         seconds, _ = explored(_optimistic, reach=RETRY)
         keep("reach_seconds", seconds)
+        keep("trying_seconds", trying_cost())
     best["reach_runs_guided"] = runs_to_reach(guided=True)
     best["reach_runs_plain"] = runs_to_reach(guided=False)
     # Rates were kept negated, so that "best" is the highest.

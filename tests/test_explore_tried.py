@@ -12,6 +12,7 @@ import types
 import unittest
 import unittest.mock
 
+import blanket
 from blanket import Scenario
 from blanket.exploration import tried
 
@@ -145,6 +146,29 @@ class FailureTests(unittest.TestCase):
         with unittest.mock.patch.dict(os.environ, {tried.TRYING: "1"}):
             failure = failure_of(explore(lost_update))
         self.assertEqual(failure.checked, "")
+
+
+class UntriedTests(unittest.TestCase):
+    def test_an_exploration_within_untried_tries_nothing(self) -> None:
+        with tried.untried():
+            failure = failure_of(explore(lost_update))
+        self.assertEqual(failure.checked, "")
+        self.assertIn("self.replay(lost_update, [", failure.source)
+        self.assertFalse(tried.trying())  # and after it, explorations try again
+
+    def test_a_linearizability_check_runs_no_interpreter_per_exploration(self) -> None:
+        class Count:
+            def __init__(self) -> None:
+                self.value = 0
+
+            def add(self) -> int:
+                self.value += 1
+                return self.value
+
+        with unittest.mock.patch.object(tried.subprocess, "run") as run:
+            result = blanket.check_linearizable(Count, [blanket.Operation("add")])
+        self.assertFalse(result.ok)
+        run.assert_not_called()
 
 
 class ReachTests(unittest.TestCase):

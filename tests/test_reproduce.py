@@ -211,7 +211,9 @@ in_main.__module__ = "__main__"
 class SetupInMain(unittest.TestCase):
     """A setup defined in the script being run is imported by its real name."""
 
-    def source_with_main(self, main: types.ModuleType) -> str:
+    def source_with_main(self, main: types.ModuleType, holds: bool = True) -> str:
+        if holds:  # as a script's module holds what it defines
+            main.in_main = in_main  # type: ignore[attr-defined]
         with unittest.mock.patch.dict(sys.modules, {"__main__": main}):
             source = failure_of(in_main).source
         self.assertNotIn("from __main__", source)
@@ -221,6 +223,17 @@ class SetupInMain(unittest.TestCase):
         main = types.ModuleType("__main__")
         main.__spec__ = importlib.machinery.ModuleSpec("tools.check", None)
         self.assertIn("\nfrom tools.check import in_main\n", self.source_with_main(main))
+
+    def test_a_doctest_s_function_is_not_imported_from_the_main_module(self) -> None:
+        # A doctest's namespace says "__main__", but the main module (here
+        # unittest's, run by python -m unittest) holds no such function:
+        # importing it from there ran unittest's main program.
+        main = types.ModuleType("__main__")
+        main.__spec__ = importlib.machinery.ModuleSpec("unittest.__main__", None)
+        source = self.source_with_main(main, holds=False)
+        self.assertIn("# in_main is not unittest.__main__.in_main: define it at module level",
+                      source)
+        self.assertNotIn("\nfrom ", source)
 
     def test_run_by_its_path(self) -> None:
         with tempfile.TemporaryDirectory() as folder:

@@ -48,10 +48,11 @@ once, and the races it meets restart the search in every shard alike.
 from __future__ import annotations
 
 import random
+import threading
 import time
 import zlib
-from collections.abc import Iterable, Sequence
-from contextlib import nullcontext
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 
 from ..interpreters import refuse_untested
 from ..seconds import check_seconds
@@ -243,42 +244,43 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     if isinstance(exclude, str):
         exclude = (exclude,)
-    if check_processes(setup, processes) > 1:
-        if shard is not None:
-            raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
-                             "run the shards themselves")
-        merged = search_processes(explore, setup, processes, {
-            "strategy": strategy, "max_schedules": max_schedules,
-            "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
-            "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
-            "exclude": exclude, "reach": reach, "lines": lines, "guided": guided})
-        _try_tests(merged, timeout)
-        return merged
-    transitive = Transitive(exclude)
-    aim = goal(setup, reach, lines, timeout)
-    # A run's threads go one at a time (see blanket.exploration.affinity);
-    # what the threads call is seen through sys.monitoring where there is
-    # one (see blanket.exploration.monitor), else by a profile function per
-    # thread, kept cheap to turn off by one that sleeps (see
-    # blanket.exploration.runners); the lines looked for are probed for the
-    # whole search.
-    with one_cpu(), monitoring() as monitored, aim or nullcontext():
-        # The threads run on runners kept from one run to the next; if a
-        # thread-local object made during the search outlives it, the runs
-        # may have shared its data: the search is made again, each thread
-        # on a runner of its own (see blanket.exploration.threadlocals).
-        for reuse in (True, False):  # pragma: no branch - the second never shares
-            runners = Runners(keep_profile=not monitored, reuse=reuse)
-            try:
-                result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
-                                 shard, split_depth, timeout, name, races, runners,
-                                 transitive, aim, guided is not False, monitored)
-            finally:
-                runners.close()  # nothing left running, however the search ended
-            if not runners.shared:
-                break
-    _try_tests(result, timeout)
-    return result
+    with _alone():  # one exploration at a time in a process
+        if check_processes(setup, processes) > 1:
+            if shard is not None:
+                raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
+                                 "run the shards themselves")
+            merged = search_processes(explore, setup, processes, {
+                "strategy": strategy, "max_schedules": max_schedules,
+                "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
+                "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
+                "exclude": exclude, "reach": reach, "lines": lines, "guided": guided})
+            _try_tests(merged, timeout)
+            return merged
+        transitive = Transitive(exclude)
+        aim = goal(setup, reach, lines, timeout)
+        # A run's threads go one at a time (see blanket.exploration.affinity);
+        # what the threads call is seen through sys.monitoring where there is
+        # one (see blanket.exploration.monitor), else by a profile function per
+        # thread, kept cheap to turn off by one that sleeps (see
+        # blanket.exploration.runners); the lines looked for are probed for the
+        # whole search.
+        with one_cpu(), monitoring() as monitored, aim or nullcontext():
+            # The threads run on runners kept from one run to the next; if a
+            # thread-local object made during the search outlives it, the runs
+            # may have shared its data: the search is made again, each thread
+            # on a runner of its own (see blanket.exploration.threadlocals).
+            for reuse in (True, False):  # pragma: no branch - the second never shares
+                runners = Runners(keep_profile=not monitored, reuse=reuse)
+                try:
+                    result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
+                                     shard, split_depth, timeout, name, races, runners,
+                                     transitive, aim, guided is not False, monitored)
+                finally:
+                    runners.close()  # nothing left running, however the search ended
+                if not runners.shared:
+                    break
+        _try_tests(result, timeout)
+        return result
 
 
 def _try_tests(result: Exploration, timeout: float) -> None:
@@ -295,6 +297,40 @@ def _try_tests(result: Exploration, timeout: float) -> None:
     for found in result.reached.values():
         if found is not None:
             found.checked = try_reach_test(found.source, bound)
+
+
+class _Exploring:
+    """The thread exploring now, and how deep (its explorations nest: a
+    setup of a test may explore), guarded by :attr:`lock`."""
+
+    lock = threading.Lock()
+    owner: threading.Thread | None = None
+    depth = 0
+
+
+@contextmanager
+def _alone() -> Iterator[None]:
+    """Make the calling thread's exploration the process's only one:
+    another thread's, going on, is refused (RuntimeError). Explorations
+    set process-wide hooks (``sys.monitoring``'s tool, the threads'
+    profile, the CPU the threads run on, the state ``logging`` is put back
+    to), which two at once would take from each other."""
+    me = threading.current_thread()
+    with _Exploring.lock:
+        owner = _Exploring.owner
+        if owner is not None and owner is not me:
+            raise RuntimeError(f"explore: thread {me.name!r} cannot explore while thread "
+                               f"{owner.name!r} does: one exploration at a time in a "
+                               "process (run them one after another, or in processes of "
+                               "their own)")
+        _Exploring.owner, _Exploring.depth = me, _Exploring.depth + 1
+    try:
+        yield
+    finally:
+        with _Exploring.lock:
+            _Exploring.depth -= 1
+            if not _Exploring.depth:
+                _Exploring.owner = None
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,

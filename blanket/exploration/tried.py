@@ -24,11 +24,14 @@ run again by the test's import) does not try tests of its own.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 #: Set in the environment of the interpreter that runs a written test.
@@ -53,9 +56,27 @@ _ID = re.compile(r"0X[0-9A-F]+")
 _QUOTED = 12
 
 
+#: Set while a search made of many explorations (``check_linearizable``'s)
+#: runs them: it hands over tests of its own, not theirs.
+_UNTRIED: contextvars.ContextVar[bool] = contextvars.ContextVar("blanket_untried",
+                                                                default=False)
+
+
+@contextlib.contextmanager
+def untried() -> Iterator[None]:
+    """Within it, the explorations the calling thread makes try no test."""
+    token = _UNTRIED.set(True)
+    try:
+        yield
+    finally:
+        _UNTRIED.reset(token)
+
+
 def trying() -> bool:
-    """Whether this interpreter runs a written test for another one."""
-    return bool(os.environ.get(TRYING))
+    """Whether the tests of an exploration are not to be tried here: this
+    interpreter runs a written test for another one, or the exploration
+    is part of a larger search (:func:`untried`)."""
+    return bool(os.environ.get(TRYING)) or _UNTRIED.get()
 
 
 def _import_path() -> str:
