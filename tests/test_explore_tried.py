@@ -81,7 +81,7 @@ class FailureTests(unittest.TestCase):
     def test_a_test_that_fails_as_the_search_s_run_did_is_handed_over(self) -> None:
         failure = failure_of(explore(lost_update))
         self.assertTrue(failure.checked.startswith("tried: the test fails as the search's "
-                                                   "run did"), failure.checked)
+                                                   "run did"), failure)
         self.assertIn("self.replay(lost_update, [", failure.source)
         self.assertNotIn("the written test", str(failure))
 

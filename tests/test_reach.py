@@ -288,9 +288,12 @@ class PathTargets(unittest.TestCase):
         scope: dict[str, Any] = {"__name__": "blanket_compiled"}
         exec(compile(source, str(folder / "blanket_compiled.py"), "exec"), scope)  # noqa: S102
         # (not a module: sys.modules may hold other objects, which are no file's)
+        def setup(scenario: blanket.Scenario) -> None:
+            scenario.thread(scope["work"], [])
+
         with unittest.mock.patch.dict(sys.modules, {"x": types.SimpleNamespace(__file__="x")}):
-            result = blanket.explore(lambda scenario: scenario.thread(scope["work"], []),
-                                     reach=f"{folder}/blanket_compiled.py:2", timeout=BOUND)
+            result = blanket.explore(setup, reach=f"{folder}/blanket_compiled.py:2",
+                                     timeout=BOUND)
         self.assertIsNotNone(result.reached["blanket_compiled.py:2"])
 
     def test_a_name_no_file_can_have_is_refused(self) -> None:

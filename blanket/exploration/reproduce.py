@@ -215,10 +215,12 @@ def _script_module() -> str | None:
     return ".".join(parts)
 
 
-def import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
+def import_lines(setup: Any, function: str, qualname: str | None,
+                 module: str | None = None) -> list[str]:
     """The lines of a generated test that import *setup* (a function, a
-    class, anything with a module and a *qualname*) by the name *function*:
-    an import, or comments saying why it has no name to import it by."""
+    class, anything with a module and a *qualname*; or any value the
+    *module* holds by the name *qualname*) by the name *function*: an
+    import, or comments saying why it has no name to import it by."""
     if qualname is None:
         # A callable object (a functools.partial, an instance): its
         # __module__ is its type's, where no name holds this setup.
@@ -226,7 +228,7 @@ def import_lines(setup: Any, function: str, qualname: str | None) -> list[str]:
                 "name to import it by:",
                 f"# bind it to {function} at module level, then import it here, e.g.",
                 f"# from mymodule import {function}"]
-    module = getattr(setup, "__module__", None) or "__main__"
+    module = module or getattr(setup, "__module__", None) or "__main__"
     loaded = sys.modules.get(module)
     note: list[str] = []
     if module == "__main__":

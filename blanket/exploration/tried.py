@@ -50,7 +50,7 @@ HOW = "python -m unittest, in a fresh interpreter"
 _NOT_IMPORTED = "unittest.loader._FailedTest"
 
 #: An object's id in a report (``0X7F...``): another in another process.
-_ID = re.compile(r"0X[0-9A-F]+")
+_ID = re.compile(r"0x[0-9a-f]+", re.IGNORECASE)
 
 #: How much of the run's output a sentence quotes.
 _QUOTED = 12

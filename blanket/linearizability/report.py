@@ -137,7 +137,8 @@ def source(workload: Workload, schedule: Sequence[Step], kind: str, summary: str
     listed = None
     if holder is not None:
         module, listed = holder
-        named(types.SimpleNamespace(__module__=module, __qualname__=listed), listed)
+        imports.extend(line for line in import_lines(operations, listed, listed, module)
+                       if line not in imports)
 
     def spelled(op: Callable[[Any], Any]) -> str:
         if listed is not None:
