@@ -24,7 +24,7 @@ boltons==18.0.1 boltons==19.0.0
 multimethod==1.9.0 multimethod==1.9.1
 injector==0.20.1 injector==0.21.0
 pyparsing==3.2.3 pyparsing==3.2.4
-cached-property==1.1.0 cached-property==1.2.0
+tqdm==4.32.1 tqdm==4.32.2
 "
 for spec in $PINS; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
