@@ -83,6 +83,16 @@ def run_one(job, args):
     return out
 
 
+def commit_of(checkout):
+    """The git commit of a blanket checkout (or what its .commit file says)."""
+    try:
+        return subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        path = os.path.join(checkout, ".commit")
+        return open(path).read().strip()[:12] if os.path.exists(path) else "an unknown commit"
+
+
 def outcome(row):
     """One word for the row, worst first in the table."""
     if row["crashed"]:
@@ -156,6 +166,8 @@ def main():
             print(f"  {outcome(row):12} {row['case']} / {row['variant']} / {row['python']} / {row['strategy']}"
                   f" {row['seconds']:.1f} s", file=sys.stderr, flush=True)
             rows.append(row)
+    print(f"blanket: {os.path.abspath(args.blanket)} at {commit_of(args.blanket)}; pythons {args.pythons};"
+          f" strategies {args.strategies}; run timeout {args.run_timeout:g} s")
     print(table(rows))
     if args.verdicts:
         print()
