@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo docs lint matrix stress dist smoke cookbook clean bench bench10
+.PHONY: test demo docs lint matrix stress dist smoke cookbook clean bench bench10 realbugs
 
 # Create the virtual environment and install blanket with the [dev] extra;
 # redone whenever the packaging files change.
@@ -105,6 +105,16 @@ bench10: $(BENCH10_VENV)/.installed
 	.venv-bench10-$*/bin/python -m pip install --quiet --upgrade pip
 	.venv-bench10-$*/bin/python -m pip install --quiet 'blanket==1.0'
 	touch $@
+
+# The corpus of documented thread-safety bugs in released libraries
+# (wip/realbugs): installs the pinned buggy and fixed versions, then runs every
+# case under dfs on 3.11 and 3.13t, each written test 3 times as a user runs it;
+# the table goes to wip/realbugs/table-corpus.txt.
+realbugs:
+	wip/realbugs/setup_libs.sh
+	cd wip/realbugs && $(PYTHON) run.py --blanket $(CURDIR) --pythons 3.11,3.13t --strategies dfs \
+	  -j 2 --run-timeout 120 --json out-corpus.json >table-corpus.txt
+	cat wip/realbugs/table-corpus.txt
 
 # An sdist and a wheel in dist/.
 dist: $(STAMP)

@@ -83,12 +83,25 @@ def run_one(job, args):
     return out
 
 
+def commit_of(checkout):
+    """The git commit of a blanket checkout (or what its .commit file says)."""
+    try:
+        return subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        path = os.path.join(checkout, ".commit")
+        return open(path).read().strip()[:12] if os.path.exists(path) else "an unknown commit"
+
+
 def outcome(row):
     """One word for the row, worst first in the table."""
     if row["crashed"]:
         return "HANG" if row["error"].startswith("HANG") else "CRASH"
     if row["buggy"]:
         if row["found"]:
+            tried, failed = row.get("test_tries"), row.get("test_failed")
+            if tried and failed != tried:
+                return "TEST-PASSES" if failed == 0 else "TEST-FLAKY"
             return "found"
         return "CERTIFIED" if row["exhausted"] else "missed"
     if row["found"]:
@@ -96,24 +109,27 @@ def outcome(row):
     return "ok-exhausted" if row["exhausted"] else "ok"
 
 
-ORDER = ["CERTIFIED", "missed", "CRASH", "HANG", "FALSE-ALARM", "found", "ok", "ok-exhausted"]
+ORDER = ["CERTIFIED", "missed", "CRASH", "HANG", "FALSE-ALARM", "TEST-PASSES", "TEST-FLAKY", "found", "ok",
+         "ok-exhausted"]
 
 
 def table(rows):
     rows = sorted(rows, key=lambda r: (ORDER.index(outcome(r)), r["case"], r["variant"], r["python"], r["strategy"]))
-    head = ("outcome", "case", "version", "python", "strategy", "bug?", "found", "exhausted", "runs", "seconds", "unseen (first 2) / error")
+    head = ("outcome", "case", "version", "python", "strategy", "bug?", "found", "exhausted", "runs", "seconds",
+            "test fails", "unseen (first 2) / error")
     lines = [head]
     for r in rows:
         if r["crashed"]:
             detail = r["error"][:160]
-            found = exhausted = runs = "-"
+            found = exhausted = runs = test = "-"
         else:
             detail = " | ".join(u[:90] for u in r["unseen"][:2]) + (f" (+{len(r['unseen']) - 2})" if len(r["unseen"]) > 2 else "")
             found = r["kind"] or "no"
             exhausted = "yes" if r["exhausted"] else "no"
             runs = str(r["runs"])
+            test = f"{r['test_failed']}/{r['test_tries']}" if r.get("test_tries") else "-"
         lines.append((outcome(r), r["case"], r["variant"], r["python"], r["strategy"],
-                      "buggy" if r["buggy"] else "fixed", found, exhausted, runs, f"{r['seconds']:.1f}", detail))
+                      "buggy" if r["buggy"] else "fixed", found, exhausted, runs, f"{r['seconds']:.1f}", test, detail))
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head) - 1)]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(line[:-1], widths)) + "  " + line[-1]
                      for line in lines)
@@ -150,12 +166,18 @@ def main():
             print(f"  {outcome(row):12} {row['case']} / {row['variant']} / {row['python']} / {row['strategy']}"
                   f" {row['seconds']:.1f} s", file=sys.stderr, flush=True)
             rows.append(row)
+    print(f"blanket: {os.path.abspath(args.blanket)} at {commit_of(args.blanket)}; pythons {args.pythons};"
+          f" strategies {args.strategies}; run timeout {args.run_timeout:g} s")
     print(table(rows))
     if args.verdicts:
         print()
         for r in sorted(rows, key=lambda r: (r["case"], r["variant"], r["python"], r["strategy"])):
             print(f"{r['case']} / {r['variant']} / {r['python']} / {r['strategy']}: "
                   f"{r.get('verdict') or r.get('error')}")
+    counts = {}
+    for r in rows:
+        counts[outcome(r)] = counts.get(outcome(r), 0) + 1
+    print("\noutcomes: " + ", ".join(f"{counts[o]} {o}" for o in ORDER if o in counts))
     print("\nbugs:", file=sys.stdout)
     for case in cases:
         print(f"  {case}: {bug_of(case)}")

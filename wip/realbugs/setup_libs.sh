@@ -1,10 +1,32 @@
 #!/bin/sh
-# Installs each library version in its own --target dir (pure-Python wheels, usable by every interpreter).
+# Installs what the corpus runs on, once (what is there already is kept):
+#  - venv-python3.11, -3.12, -3.13, -3.13t: clean venvs of the interpreters (no site-packages);
+#  - libs/<name>-<version>: each pinned library version in its own --target dir (pure Python,
+#    its dependencies included, usable by every interpreter).
 set -e
 cd "$(dirname "$0")"
-PIP="/root/.pyenv/versions/3.11.7/bin/python -m pip"
-for spec in six==1.7.3 six==1.9.0 pyee==8.0.1 pyee==8.1.0 fasteners==0.16.3 fasteners==0.17.3 \
-            cachetools==5.5.2 cachetools==6.0.0; do
+PYENV_ROOT=${PYENV_ROOT:-/root/.pyenv}
+FT_PYTHON=${FT_PYTHON:-/opt/py313t/bin/python3.13t}
+for v in 3.11 3.12 3.13; do
+    exe=$(ls -d "$PYENV_ROOT"/versions/$v.*/bin/python$v 2>/dev/null | sort -V | tail -n 1)
+    if [ -n "$exe" ] && [ ! -x venv-python$v/bin/python ]; then "$exe" -m venv venv-python$v; fi
+done
+if [ -x "$FT_PYTHON" ] && [ ! -x venv-python3.13t/bin/python ]; then "$FT_PYTHON" -m venv venv-python3.13t; fi
+PIP="venv-python3.11/bin/python -m pip"
+# One line a library: the buggy version first, then the fixed one.
+PINS="
+six==1.7.3 six==1.9.0
+pyee==8.0.1 pyee==8.1.0
+fasteners==0.16.3 fasteners==0.17.3
+cachetools==5.5.2 cachetools==6.0.0
+cachetools==4.1.1 cachetools==4.2.0
+boltons==18.0.1 boltons==19.0.0
+multimethod==1.9.0 multimethod==1.9.1
+injector==0.20.1 injector==0.21.0
+pyparsing==3.2.3 pyparsing==3.2.4
+tqdm==4.32.1 tqdm==4.32.2
+"
+for spec in $PINS; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
     [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
 done
