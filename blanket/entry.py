@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .errors import StallError
 from .holdback import interrupts_held_back, join_threads
+from .progress import AsleepForGood
 from .signals import Active, Terminated
 from .waiting import wait_locked
 
@@ -100,11 +101,13 @@ def _launched(thread: threading.Thread) -> bool:
 
 def _settle_started(core: ScenarioCore, started: list[threading.Thread]) -> None:
     """Wait (within the bound) until each of *started* is parked at its
-    first call or has ended (lock held), so that, abandoned, it stops
-    there instead of going on unregulated."""
+    first call, has ended, or sleeps for good in a real lock a parked
+    thread holds (lock held), so that, abandoned, it stops there instead of
+    going on unregulated."""
     for thread in started:
         try:
-            wait_locked(core, [(thread, Active(thread)), (thread, Terminated(thread))], None)
+            wait_locked(core, [(thread, Active(thread)), (thread, Terminated(thread)),
+                               (thread, AsleepForGood(thread))], None)
         except StallError:  # a thread that makes no call: the join bounds it
             pass
 

@@ -176,6 +176,18 @@ def settled(core: ScenarioCore) -> bool:
     return True
 
 
+class AsleepForGood(Signaled):
+    """Signals once the thread, in no blanket call, sleeps in a real lock
+    its holder will not release before the scheduler acts (see
+    :mod:`blanket.sleepers`): it will not park at a call by itself."""
+
+    __slots__ = ()
+
+    def signalled(self, core: ScenarioCore) -> bool:
+        thread: threading.Thread = self._args[0]  # type: ignore[assignment]
+        return not core.chain(thread) and _real_sleep(core, thread, set()) is not None
+
+
 class Settled(Signaled):
     """Signals once every live thread of the scenario is parked or asleep
     for good (see :func:`settled`)."""
@@ -396,6 +408,8 @@ def free_real(kind: str, lock: Any) -> None:
     unless it was released meanwhile (on the free-threaded build a sleeper
     freed before may have gone on and given it back)."""
     sleepers.holders.pop(id(lock), None)
+    if kind == "SemLock":  # only its holder can release it; given up on, it does
+        return
     try:
         if kind == "Lock":
             lock.release()

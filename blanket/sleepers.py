@@ -13,6 +13,7 @@ holds a plain ``Lock`` (an ``RLock`` names its owner itself).
 
 from __future__ import annotations
 
+import _multiprocessing  # type: ignore[import-not-found]
 import _thread
 import re
 import threading
@@ -27,6 +28,10 @@ acquiring: dict[int, tuple[threading.Thread, str, Any, str]] = {}
 #: ``(lock, thread, where)``.
 holders: dict[int, tuple[Any, threading.Thread, str]] = {}
 
+#: The lock a ``multiprocessing.Lock`` or ``RLock`` is made of: threads of
+#: one process that share one sleep in it as in a ``threading`` lock.
+SEMLOCK: type | None = getattr(_multiprocessing, "SemLock", None)
+
 _ACQUIRES = frozenset({"acquire", "acquire_lock", "__enter__"})
 _RELEASES = frozenset({"release", "release_lock", "__exit__"})
 _OWNER = re.compile(r"owner=(\d+)")
@@ -34,7 +39,7 @@ _OWNER = re.compile(r"owner=(\d+)")
 
 def real_call(kind: str, method: Any, where: str) -> None:
     """The calling thread of a scenario calls *method*, a bound method of a
-    real lock of *kind* (``"Lock"`` or ``"RLock"``), at *where*."""
+    real lock of *kind* (``"Lock"``, ``"RLock"`` or ``"SemLock"``), at *where*."""
     thread = threading.current_thread()
     core: Any = getattr(thread, "_blanket_core", None)
     if core is None:
@@ -58,7 +63,7 @@ def real_return(method: Any) -> None:
         return
     del acquiring[get_ident()]
     thread, kind, lock, where = entry
-    if kind == "Lock" and lock.locked():
+    if kind in ("Lock", "SemLock") and held(lock):
         known = holders.get(id(lock))
         if known is None or not known[1].is_alive():
             holders[id(lock)] = (lock, thread, where)
@@ -68,6 +73,11 @@ def held(lock: Any) -> bool:
     """Whether the real lock *lock* is held."""
     if type(lock) is _thread.RLock:
         return " count=0 " not in repr(lock)  # it tells only in its repr
+    if type(lock) is SEMLOCK:  # a multiprocessing Lock's or RLock's: taken at 0
+        try:
+            return bool(lock._get_value() == 0)  # type: ignore[attr-defined]
+        except NotImplementedError:  # pragma: no cover - macOS has no sem_getvalue
+            return False  # not known to be held: a thread in it is running
     return bool(lock.locked())
 
 

@@ -12,6 +12,7 @@ using logging stalled or stopped with "the scenario is not deterministic"."""
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import threading
 import time
 import unittest
@@ -207,6 +208,66 @@ class Logging(unittest.TestCase):
         self.assertGreater(result.count, 1)
         self.assertNotIn("count=1", repr(logging._lock))  # type: ignore[attr-defined]
 
+
+
+def counted_under_a_process_lock(scenario: Scenario) -> Callable[[], None]:
+    """Two threads count under a multiprocessing.RLock (made of a SemLock,
+    as tqdm's write lock is): correct, but the lock is none of blanket's."""
+    lock = multiprocessing.RLock()
+    box = {"count": 0}
+
+    def count() -> None:
+        with lock:
+            seen = box["count"]
+            box["count"] = seen + 1
+
+    scenario.thread(count)
+    scenario.thread(count)
+
+    def invariant() -> None:
+        assert box["count"] == 2, box
+    return invariant
+
+
+def crossed_with_a_process_lock(scenario: Scenario) -> None:
+    """A takes a multiprocessing.Lock, then the scenario's; B the other way."""
+    outer, inner = multiprocessing.Lock(), scenario.Lock()
+
+    def one() -> None:
+        with outer, inner:
+            pass
+
+    def other() -> None:
+        with inner, outer:
+            pass
+
+    scenario.thread(one)
+    scenario.thread(other)
+
+
+class ProcessLocks(unittest.TestCase):
+    """A thread asleep in a multiprocessing lock (a SemLock) that a parked
+    thread holds is asleep for good, as in a threading one: the run goes on
+    (before: a stall, a failure of correct code, after the whole bound), the
+    lock named as unseen; and a thread that sleeps so as it starts is not
+    waited for until the bound."""
+
+    def test_correct_code_is_no_failure_and_the_lock_is_named(self) -> None:
+        started = time.monotonic()
+        result = explore(counted_under_a_process_lock, timeout=BOUND)
+        self.assertLess(time.monotonic() - started, BOUND / 2)
+        self.assertTrue(result.ok, result)
+        self.assertFalse(result.exhausted)
+        self.assertTrue(any(note.startswith("real SemLock used at synchronize.py:")
+                            for note in result.unseen), result.unseen)
+
+    def test_a_cycle_through_one_is_a_deadlock_and_no_thread_is_left(self) -> None:
+        before = set(threading.enumerate())
+        result = explore(crossed_with_a_process_lock, timeout=BOUND)
+        assert result.failure is not None, result
+        self.assertEqual(result.failure.kind, "deadlock")
+        self.assertIn("waits for real SemLock", result.failure.message)
+        self.assertEqual(set(threading.enumerate()) - before, set())
 
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()

@@ -52,7 +52,9 @@ _THREADING = threading.__file__
 
 # The C primitives, by type: their methods are builtins (a profile's
 # "c_call"), including __exit__, which a ``with`` block calls.
-_C_PRIMITIVES: dict[type, str] = {type(_thread.allocate_lock()): "Lock", _thread.RLock: "RLock"}
+_C_PRIMITIVES: dict[type, str] = {type(_thread.allocate_lock()): "Lock", _thread.RLock: "RLock",
+                                   **({sleepers.SEMLOCK: "SemLock"} if sleepers.SEMLOCK
+                                      else {})}
 # The primitives written in Python in the threading module: calls into them
 # are a profile's "call" with ``self`` the primitive.
 _PY_PRIMITIVES = (threading.Condition, threading.Semaphore, threading.Event, threading.Barrier)
