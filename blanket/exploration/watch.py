@@ -244,7 +244,8 @@ def _functions(target: object) -> Iterator[types.FunctionType]:
             elif isinstance(value, type) and vars(value).get("__module__") == name:
                 yield from _functions(value)
     else:  # a callable instance (a Mock, a locked wrapper): its type's __call__ runs
-        for owner in type(target).__mro__:
+        # (a callable's type or a base has __call__: a C type's slot is there too)
+        for owner in type(target).__mro__:  # pragma: no branch
             if "__call__" in vars(owner):
                 yield from (f for f in _members(vars(owner)["__call__"])
                             if type(f) is types.FunctionType)
