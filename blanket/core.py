@@ -173,6 +173,10 @@ class ScenarioCore:
         #: Threads started ahead of time that the managed threads run on (an
         #: exploration's, see blanket.exploration.runners), or None: threads of their own.
         self.runners: Runners | None = None
+        #: Called with each thread the watched code made (an adopted thread,
+        #: see blanket.exploration.adopt) before it starts: an exploration's
+        #: run watches it as its own threads (blanket.exploration.unseen).
+        self.watch_thread: Callable[[threading.Thread], None] | None = None
         #: Whether the scheduler only ever waits for every thread to settle
         #: (an exploration, see blanket.progress.Settled): then a call that
         #: ends wakes nobody, for its thread goes on running; the scheduler

@@ -229,6 +229,18 @@ def _real_sleep(core: ScenarioCore, thread: threading.Thread,
     if entry is None or entry[0] is not thread or not sleepers.held(entry[2]):
         return None
     _, kind, lock, where = entry
+    if kind == "SimpleQueue":  # any thread may put: none will, if none moves
+        seen.add(thread)
+        for other, chain in _live_chains(core):
+            if other in seen:
+                continue
+            if chain:
+                top = chain[-1]
+                if not (top._parked or (top._state is State.WAITING and not wakes(core, top))):
+                    return None
+            elif _real_sleep(core, other, seen) is None:
+                return None
+        return (kind, lock, where, thread)
     holder = _real_holder(core, kind, lock)
     if holder is None or holder is thread:
         return None
@@ -272,6 +284,10 @@ def _wait_for(core: ScenarioCore) -> tuple[
             sleep = _real_sleep(core, thread, set())
             if sleep is not None:
                 kind, lock, where, holding = sleep
+                if kind == "SimpleQueue":  # for a put, by no one in particular
+                    waits[thread] = (f"waits in {sleepers.name(kind, lock)}.get (at {where}, "
+                                     "outside blanket) for a put", None)
+                    continue
                 waits[thread] = (f"waits for {sleepers.name(kind, lock)} (acquired at "
                                  f"{where}, outside blanket)", holding)
             continue
@@ -409,6 +425,9 @@ def free_real(kind: str, lock: Any) -> None:
     freed before may have gone on and given it back)."""
     sleepers.holders.pop(id(lock), None)
     if kind == "SemLock":  # only its holder can release it; given up on, it does
+        return
+    if kind == "SimpleQueue":  # a get woken as a put wakes it: None, a worker's "stop"
+        lock.put(None)
         return
     try:
         if kind == "Lock":

@@ -1,5 +1,7 @@
 """The real locks the scenarios' threads are acquiring and hold outside
-blanket's control, as an exploration's profile function sees them.
+blanket's control, as an exploration's profile function sees them; and the
+``queue.SimpleQueue`` gets they sleep in (``concurrent.futures``' workers
+wait for work so), which only another thread's put wakes.
 
 A thread asleep in a real ``Lock`` or ``RLock`` (one code that is not
 watched takes) is in no blanket call: without this, the scheduler could
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import _multiprocessing  # type: ignore[import-not-found]
 import _thread
+import queue
 import re
 import threading
 import typing
@@ -45,7 +48,7 @@ def real_call(kind: str, method: Any, where: str) -> None:
     if core is None:
         return
     lock, name = method.__self__, method.__name__
-    if name in _ACQUIRES:
+    if name in _ACQUIRES or kind == "SimpleQueue":  # (only its get is told)
         acquiring[get_ident()] = (thread, kind, lock, where)
         with core.lock:  # the scheduler looks again: asleep for good, maybe
             core.changed()
@@ -73,6 +76,8 @@ def held(lock: Any) -> bool:
     """Whether the real lock *lock* is held."""
     if type(lock) is _thread.RLock:
         return " count=0 " not in repr(lock)  # it tells only in its repr
+    if type(lock) is queue.SimpleQueue:  # a get sleeps while it is empty
+        return lock.empty()
     if type(lock) is SEMLOCK:  # a multiprocessing Lock's or RLock's: taken at 0
         try:
             return bool(lock._get_value() == 0)  # type: ignore[attr-defined]

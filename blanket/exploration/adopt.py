@@ -84,14 +84,12 @@ class AdoptedThread(ManagedThread):
     """A ``threading.Thread`` made by watched code of a scenario that adopts:
     a managed thread, started when its ``start()`` is called.
 
-    It takes ``threading.Thread``'s arguments. Without a *name* it is named
-    after the thread that made it and how many that thread made: ``"A.1"``,
-    ``"A.2"``, ... (the same in every run of an exploration). It is a daemon
+    It takes ``threading.Thread``'s arguments. Without a *name*, and in an
+    exploration whatever *name* says, it is named after the thread that made
+    it and how many that thread made: ``"A.1"``, ``"A.2"``, ... (the same in
+    every run of an exploration). It is a daemon
     thread whatever *daemon* says: the scenario joins it when it exits.
     """
-
-    # Tells blanket.exploration.unseen to watch it as the scenario's own once started.
-    _blanket_adopted = True
 
     def __init__(self, core: ScenarioCore, group: object = None,
                  target: Callable[..., object] | None = None, name: str | None = None,
@@ -108,7 +106,10 @@ class AdoptedThread(ManagedThread):
         super().__init__(core, body, tuple(args), dict(kwargs or {}))
         if group is not None:
             raise ValueError("group argument must be None for now")  # as threading says
-        if name is None:
+        if name is None or _exploring(core):
+            # In an exploration, whatever name the code gave: one taken from
+            # a process-wide counter (ThreadPoolExecutor's "...-2_0") would
+            # differ from run to run, and the steps name their threads.
             parent = threading.current_thread()
             made = getattr(parent, "_blanket_children", 0) + 1
             parent._blanket_children = made  # type: ignore[attr-defined]
@@ -129,6 +130,9 @@ class AdoptedThread(ManagedThread):
             self._launch()
 
     def _launch(self) -> None:
+        watch = self._blanket_core.watch_thread
+        if watch is not None:
+            watch(self)
         entry.launch(self._blanket_core, self, super().start)
 
     def join(self, timeout: float | None = None) -> None:

@@ -146,6 +146,8 @@ class Run:
         if unseen is None:  # not watched
             self.invariant = setup(scenario)
         else:
+            # (the threads the watched code makes too, as they start)
+            self.core.watch_thread = unseen.watch
             self.invariant = unseen.setup(lambda: setup(scenario))
             for thread in scenario.managed:
                 unseen.watch(thread)

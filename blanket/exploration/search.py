@@ -425,7 +425,7 @@ class _Searching:
         result.runs += 1
         if mine and not run.redundant:
             schedules.append(run.marks())
-        grown = False
+        grown = unwatched = False
         if self.racy is not None:
             found, sites = run.races()
             # Code the run did not watch, watched from now on (in a shard too:
@@ -433,7 +433,7 @@ class _Searching:
             # What that code did (a lock it took) the run did not see: the
             # races it seems to show are no evidence.
             if self.transitive.grown:
-                self.transitive.grown, grown, found = False, True, []
+                self.transitive.grown, grown, found, unwatched = False, True, [], True
             result.races += [race for race in found if race not in self.seen]
             self.seen.update(found)
             new = sites - self.racy
@@ -451,8 +451,12 @@ class _Searching:
             # The threads ran free through accesses that were no steps yet (on
             # a free-threaded build, in parallel): the schedule does not make
             # this failure, so no test could replay it. Search on with them as
-            # steps; report it only if that search finds nothing.
-            self.loose = self.loose or run
+            # steps; report it only if that search finds nothing. A run that
+            # ran code it did not watch (a thread it started stayed outside
+            # the scenario: a stall) is no evidence: the search that watches
+            # that code finds what it shows, if it is there.
+            if not unwatched:
+                self.loose = self.loose or run
         if reached:  # every line looked for ran
             return REACHED
         # New scheduling points: the space searched so far is not the

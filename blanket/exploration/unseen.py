@@ -34,6 +34,7 @@ from __future__ import annotations
 import _thread
 import functools
 import os
+import queue
 import sys
 import threading
 import time
@@ -179,8 +180,15 @@ class Unseen:
         included, so the events that note nothing (returns, most calls)
         leave after a comparison or two."""
         if event == "c_call":
-            kind = _C_PRIMITIVES.get(type(getattr(arg, "__self__", None)))
-            if kind is not None:
+            owner = getattr(arg, "__self__", None)
+            kind = _C_PRIMITIVES.get(type(owner))
+            if type(owner) is queue.SimpleQueue:
+                # A get of an empty queue sleeps until a put: named, and its
+                # thread is asleep for good while no other can put.
+                if arg.__name__ == "get" and owner.empty() and self._c_call(
+                        frame, ("SimpleQueue.get", "blocking call SimpleQueue.get")):
+                    sleepers.real_call("SimpleQueue", arg, _site(frame))
+            elif kind is not None:
                 if self._c_call(frame, (kind, f"real {kind} used")):
                     # Who waits for and holds which real lock: the deadlock
                     # report names them (blanket.sleepers).
@@ -219,11 +227,8 @@ class Unseen:
         threading itself called it, or a thread given up on unwinds."""
         caller = frame.f_back
         if caller is None or _ours(caller.f_code.co_filename):
-            if frame.f_code.co_name == "start" \
-                    and getattr(frame.f_locals.get("self"), "_blanket_adopted", False):
-                # An adopted thread (blanket.exploration.adopt) is the scenario's: watched
-                # as its own threads are.
-                self.watch(frame.f_locals["self"])
+            # (an adopted thread, blanket.exploration.adopt, is watched as the
+            # run's own threads are: the run's core.watch_thread)
             return
         if _given_up():
             return
