@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import _thread
 import concurrent.futures
+import queue
 import sysconfig
 import threading
 import time
@@ -19,11 +20,13 @@ from blanket import Scenario, entry
 from blanket.exploration import sites
 from blanket.exploration.adopt import AdoptedThread
 from blanket.exploration.reproduce import replay
+from blanket.exploration.unseen import Unseen
 from blanket.signals import Terminated
 from blanket.states import State
 
 from .support import unchecked
 from .test_explore import BOUND, explore
+from .test_explore_verdict import frame_in
 
 HERE = "test_adopt.py"
 REAL_LOCK = threading.Lock
@@ -480,6 +483,23 @@ def one_task(scenario: Scenario) -> None:
     scenario.thread(submits)
 
 
+def waits_for_work(scenario: Scenario) -> None:
+    """A and C wait for work in a SimpleQueue nobody puts into; B takes a lock."""
+    work: queue.SimpleQueue[object] = queue.SimpleQueue()
+    lock = scenario.Lock()
+
+    def worker() -> None:
+        work.get()
+
+    def other() -> None:
+        with lock:
+            pass
+
+    scenario.thread(worker)
+    scenario.thread(other)
+    scenario.thread(worker)
+
+
 class ThreadPools(unittest.TestCase):
     """A ThreadPoolExecutor's worker is the scenario's: named in every run
     alike (its own name comes from a process-wide counter), watched, and
@@ -499,6 +519,25 @@ class ThreadPools(unittest.TestCase):
         self.assertTrue(any(note.startswith("blocking call SimpleQueue.get at thread.py:")
                             for note in result.unseen), result.unseen)
         self.assertGreater(result.count, 1)
+
+    def test_a_get_nothing_will_feed_is_stuck_and_woken_after(self) -> None:
+        before = set(threading.enumerate())
+        result = explore(waits_for_work)
+        assert result.failure is not None, result
+        self.assertEqual(result.failure.kind, "deadlock")
+        self.assertRegex(result.failure.message, r"stuck, with nothing left to wake them: A "
+                         r"waits in real SimpleQueue 0X[0-9A-F]+\.get \(at .+, outside "
+                         r"blanket\) for a put; C waits in real SimpleQueue")
+        self.assertEqual(set(threading.enumerate()) - before, set())  # woken with a None
+
+    def test_a_get_of_an_empty_queue_is_named_and_told_to_the_sleepers(self) -> None:
+        unseen, work = Unseen(), queue.SimpleQueue()  # type: ignore[var-annotated]
+        with unchecked():
+            unseen._uses(frame_in("/src/pool.py", line=7), "c_call", work.get)
+            unseen._uses(frame_in("/src/pool.py", line=8), "c_call", work.put)  # no get
+            work.put(1)
+            unseen._uses(frame_in("/src/pool.py", line=9), "c_call", work.get)  # not empty
+        self.assertEqual(unseen.notes, ["blocking call SimpleQueue.get at pool.py:7"])
 
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()
