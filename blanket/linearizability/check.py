@@ -12,7 +12,9 @@ a test replaying it (:mod:`blanket.linearizability.report`).
 The verdict is never stronger than what was seen: a scenario is
 *exhausted* only when the depth-first search covered it and met nothing it
 could not see (:attr:`blanket.Exploration.unseen`), whose notes the result
-carries.
+carries. What the check was given failing (a factory, the specification, a
+result that cannot be compared) raises :class:`~blanket.LinearizabilityError`
+instead of a verdict.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..exploration.result import Exploration
 from ..exploration.search import STRATEGIES, explore
 from ..exploration.tried import untried
 from ..interpreters import refuse_untested
-from .history import Model
+from .model import Factory, Model
 from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
 from .scenarios import Op, Workload, WorkloadSetup, draw, watched
 
@@ -90,7 +92,10 @@ class Linearizability:
 class _Options:
     """What every exploration of one check is given."""
 
+    #: The factory, its calls numbered (:class:`~blanket.linearizability.model.Factory`).
     make: Callable[[], Any]
+    #: The factory as given, and the model, for the test written.
+    given: Callable[[], Any]
     model: Callable[[], Any] | None
     partition: Callable[[Op], Hashable] | None
     strategy: str
@@ -108,13 +113,23 @@ class _Options:
                               targets=self.targets)
 
     def explore(self, workload: Workload, **bounds: Any) -> tuple[Exploration, WorkloadSetup]:
+        """*workload* explored (with *bounds* instead of the check's); what
+        the check was given failing there is raised."""
         setup = self.setup(workload)
         options: dict[str, Any] = {
             "strategy": self.strategy, "max_schedules": self.max_schedules,
             "max_preemptions": self.max_preemptions, "seed": self.seed,
             "timeout": self.timeout, **bounds}
         with untried():  # the check's failure carries a test of its own
-            return explore(setup, name=setup.__qualname__, **options), setup
+            exploration = explore(setup, name=setup.__qualname__, **options)
+        self.raise_error()
+        return exploration, setup
+
+    def raise_error(self) -> None:
+        """Raise the first error of what the check was given, if one was met
+        (the run that met it failed, but that is no verdict)."""
+        if self.answers.error is not None:
+            raise self.answers.error
 
 
 def _check(make: object, operations: object, counts: Mapping[str, object],
@@ -163,6 +178,13 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     The first scenario that fails stops the check; it is minimized and
     reported with a test that replays it (:class:`LinearizabilityFailure
     <blanket.linearizability.report.LinearizabilityFailure>`).
+
+    What the check was given failing raises
+    :class:`~blanket.LinearizabilityError` instead of a verdict: *make* or
+    *model* raising, the specification raising an exception that says it is
+    broken (:data:`~blanket.linearizability.model.BROKEN`), a result whose
+    ``==`` raises, a specification not deterministic, or one of its calls
+    not returning within *timeout* seconds.
     """
     refuse_untested("check_linearizable")
     counts = {"threads": threads, "operations_per_thread": operations_per_thread,
@@ -170,8 +192,10 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     _check(make, operations, counts, model, partition)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    options = _Options(make, model, partition, strategy, max_schedules, max_preemptions,
-                       seed, timeout, Model(model or make), watched(make, operations))
+    factory = Factory(make, "make")
+    answers = Model(factory if model is None else Factory(model, "model"), timeout)
+    options = _Options(factory, make, model, partition, strategy, max_schedules,
+                       max_preemptions, seed, timeout, answers, watched(factory, operations))
     try:
         return _checked(options, operations, threads, operations_per_thread, scenarios,
                         prefix, suffix)
@@ -264,6 +288,7 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
     # The history to show: the schedule replayed, as the generated test does.
     setup = options.setup(workload)
     again = replay(setup, failure.schedule, timeout=options.timeout, name=setup.__qualname__)
+    options.raise_error()
     history = setup.history
     explanation = explained(failure)
     if again.failure is None:
@@ -274,5 +299,5 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
     summary = f"{shown}: {', '.join(results)}"
     return LinearizabilityFailure(
         shown, workload, history, explanation, failure.schedule,
-        source(workload, failure.schedule, shown, summary, options.make, operations,
+        source(workload, failure.schedule, shown, summary, options.given, operations,
                options.model, options.partition))

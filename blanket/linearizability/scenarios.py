@@ -28,8 +28,9 @@ import types
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import Abandoned
+from ..errors import Abandoned, LinearizabilityError
 from .history import History, Model, Outcome, Specification, explain
+from .model import Factory
 from .operations import describe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,7 +103,7 @@ class Workload:
               targets: list[object] | None = None) -> WorkloadSetup:
         """The setup that runs this workload on objects *make* builds, and
         checks each history against *model* (by default *make*, one
-        operation at a time; a :class:`~blanket.linearizability.history.Model`
+        operation at a time; a :class:`~blanket.linearizability.model.Model`
         to share its answers with other workloads); *partition*, when given,
         names the part each operation belongs to, parts checked alone
         (P-compositionality). *targets* is what the runs watch, by default
@@ -139,7 +140,7 @@ class WorkloadSetup:
         self.make = make
         #: The specification, memoized across the runs of this workload.
         self.specification = Specification(model, [op for _, _, op in workload.calls],
-                                           partition)
+                                           partition, workload.names)
         #: The code watched in each run: see :func:`watched`.
         self.targets = targets
         #: The history of the last run.
@@ -159,7 +160,11 @@ class WorkloadSetup:
         starts = [first + sum(counts[:n]) for n in range(len(counts))]
 
         def leader() -> None:
-            obj = self.make()
+            try:
+                obj = self.make()
+            except LinearizabilityError as error:  # a Factory's: the check raises it
+                self.specification.model.fail(error)
+                raise
             built.append(obj)
             _run(obj, history, workload, 0, first)
             ready.set()
@@ -232,8 +237,9 @@ def watched(make: Callable[[], Any], operations: Sequence[Op]) -> list[object]:
     targets: list[object] = []
     for candidate in (make, *operations):
         function = candidate
-        while isinstance(function, functools.partial):
-            function = function.func
+        while isinstance(function, (functools.partial, Factory)):
+            function = function.func if isinstance(function, functools.partial) \
+                else function.make
         if isinstance(function, types.FunctionType) and function not in targets:
             targets.append(function)
     kind = type(make())
