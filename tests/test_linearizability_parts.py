@@ -402,6 +402,56 @@ class LongHistories(unittest.TestCase):
         self.assertTrue(failure is None, failure and failure.message[-300:])
 
 
+class BoundedMinimization(unittest.TestCase):
+    """Before, the minimization dropped one call at a time, each smaller
+    scenario explored in full, with no bound: a racy counter of 200 calls a
+    thread had no answer after 240 s."""
+
+    def test_a_large_scenario_shrinks_by_halves(self) -> None:
+        explored: list[Workload] = []
+        real = check._Options.explore
+
+        def counted(options: check._Options, workload: Workload,
+                    **bounds: object) -> tuple[blanket.Exploration, object]:
+            explored.append(workload)
+            return real(options, workload, **bounds)
+
+        with mock.patch.object(check._Options, "explore", counted):
+            result = blanket.check_linearizable(
+                lin_structures.UnlockedCounter, [lin_structures.COUNTER_OPERATIONS[0]],
+                operations_per_thread=32, scenarios=1)
+        failure = result.failure
+        assert failure is not None
+        self.assertEqual([len(ops) for ops in failure.workload.threads], [1, 1])
+        self.assertIsNone(failure.stopped)
+        self.assertLessEqual(len(explored), 30)  # one call at a time: 60 and more
+
+    def test_a_minimization_stops_at_its_bound_and_says_so(self) -> None:
+        for name, value, tries in (("MINIMIZE_TRIES", 2, 2), ("MINIMIZE_SECONDS", 0.0, 0)):
+            with self.subTest(name), mock.patch.object(check, name, value):
+                result = blanket.check_linearizable(
+                    lin_structures.UnlockedCounter, lin_structures.COUNTER_OPERATIONS,
+                    operations_per_thread=4, scenarios=1)
+            failure = result.failure
+            assert failure is not None
+            self.assertEqual(failure.stopped, tries)
+            self.assertIn(f"minimization stopped after {tries} tries: the failure may not "
+                          "be the smallest", str(failure))
+
+    def test_the_search_for_fewer_preemptions_is_bounded_too(self) -> None:
+        preemptions = check._preemptions
+
+        def many(exploration: blanket.Exploration) -> int:
+            return preemptions(exploration) + 5
+
+        with mock.patch.object(check, "_preemptions", many), \
+                mock.patch.object(check, "MINIMIZE_TRIES", 4):
+            result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                                lin_structures.COUNTER_OPERATIONS)
+        assert result.failure is not None
+        self.assertEqual(result.failure.stopped, 4)
+
+
 class NoIncrement:
     """A model without the operation checked."""
 
@@ -537,3 +587,26 @@ class ErrorsNotVerdicts(unittest.TestCase):
         left[0].join(10)
         self.assertFalse(left[0].is_alive())
         OUTSIDE.clear()
+
+
+class CountsOutOfRange(unittest.TestCase):
+    def test_counts_out_of_range_are_refused_naming_the_argument(self) -> None:
+        ops = lin_structures.COUNTER_OPERATIONS
+        make = lin_structures.LockedCounter
+        for kwargs, error, message in (
+                ({"threads": 27}, ValueError, "threads=27: expected at least 1 and at most 26"),
+                ({"threads": 2 ** 70}, ValueError, "threads="),
+                ({"operations_per_thread": 0}, ValueError, "operations_per_thread=0"),
+                ({"operations_per_thread": 10 ** 6}, ValueError, "at most 100000"),
+                ({"scenarios": 10 ** 9}, ValueError, "scenarios="),
+                ({"prefix": -1}, ValueError, "prefix=-1"),
+                ({"suffix": 10 ** 6}, ValueError, "suffix="),
+                ({"max_schedules": 0}, ValueError, "max_schedules=0: expected at least 1"),
+                ({"max_schedules": 1.5}, TypeError, "max_schedules=1.5: expected an int"),
+                ({"max_preemptions": -1}, ValueError, "max_preemptions=-1"),
+                ({"max_preemptions": "2"}, TypeError, "expected an int or None"),
+                ({"seed": None}, TypeError, "seed=None"),
+                ({"timeout": 0}, ValueError, "timeout is a finite number of seconds")):
+            with self.subTest(kwargs), self.assertRaises(error) as raised, unchecked():
+                blanket.check_linearizable(make, ops, **kwargs)
+            self.assertIn(message, str(raised.exception))

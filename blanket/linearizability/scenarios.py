@@ -75,23 +75,33 @@ class Workload:
                 places(self.suffix))
 
     def smaller(self) -> Iterator[Workload]:
-        """The workloads with one thread, or one operation, fewer: whole
-        threads first, then the latest operations first."""
+        """The workloads with fewer calls: a thread fewer first, then a run
+        of a thread's operations fewer, the longest runs first (half a
+        thread's, then a quarter, ..., then one: as delta debugging, a large
+        scenario shrinks in a few steps), the latest first; then runs of the
+        prefix's and the suffix's operations."""
         threads = self.threads
         if len(threads) > 1:
             for gone in range(len(threads)):
                 yield Workload(threads[:gone] + threads[gone + 1:], self.prefix, self.suffix)
-        for number in reversed(range(len(threads))):
-            ops = threads[number]
-            for gone in reversed(range(len(ops))):
-                fewer = ops[:gone] + ops[gone + 1:]
-                if fewer or len(threads) > 1:
-                    yield Workload(threads[:number] + (fewer,) + threads[number + 1:],
-                                   self.prefix, self.suffix)
-        for gone in reversed(range(len(self.prefix))):
-            yield Workload(threads, self.prefix[:gone] + self.prefix[gone + 1:], self.suffix)
-        for gone in reversed(range(len(self.suffix))):
-            yield Workload(threads, self.prefix, self.suffix[:gone] + self.suffix[gone + 1:])
+        for length in _halves(max(map(len, threads))):
+            for number in reversed(range(len(threads))):
+                ops = threads[number]
+                if length > max(1, len(ops) // 2):
+                    continue
+                for start in reversed(range(0, len(ops), length)):
+                    fewer = ops[:start] + ops[start + length:]
+                    if fewer or len(threads) > 1:
+                        yield Workload(threads[:number] + (fewer,) + threads[number + 1:],
+                                       self.prefix, self.suffix)
+        for length in _halves(len(self.prefix)):
+            for start in reversed(range(0, len(self.prefix), length)):
+                yield Workload(threads, self.prefix[:start] + self.prefix[start + length:],
+                               self.suffix)
+        for length in _halves(len(self.suffix)):
+            for start in reversed(range(0, len(self.suffix), length)):
+                yield Workload(threads, self.prefix,
+                               self.suffix[:start] + self.suffix[start + length:])
 
     @property
     def size(self) -> int:
@@ -122,6 +132,14 @@ class Workload:
 
 def _names() -> Iterator[str]:
     return (chr(ord("A") + n) for n in range(26))
+
+
+def _halves(count: int) -> Iterator[int]:
+    """Half *count*, a quarter, ..., down to 1 (nothing for 0)."""
+    length = max(1, count // 2) if count else 0
+    while length:
+        yield length
+        length //= 2
 
 
 def _index(operations: Sequence[Op], op: Op) -> int:
@@ -261,7 +279,7 @@ def draw(operations: Sequence[Op], threads: int, per_thread: int, count: int, se
     rng = random.Random(f"linearizability/{seed}")
     seen: set[Hashable] = set()
     misses = 0
-    while len(seen) < count and misses < 20 * count:
+    while len(seen) < count and misses < 20 * min(count, 1000):
         def pick(length: int) -> list[Op]:
             return [rng.choice(operations) for _ in range(length)]
         workload = Workload([pick(per_thread) for _ in range(threads)], pick(prefix),
