@@ -114,3 +114,19 @@ class Abandoned(BaseException):
     A ``BaseException``, so that ``except Exception`` in the code under test
     does not swallow it.
     """
+
+
+class LinearizabilityError(ValueError):
+    """:func:`blanket.check_linearizable` could not judge: what it was given
+    failed, not the object under test.
+
+    Raised, instead of a verdict, when a factory (``make`` or ``model``)
+    raises (the message gives the call's number), when the specification
+    raises an exception that says it is broken (a ``TypeError``, an
+    ``AttributeError``, ... : see
+    :data:`blanket.linearizability.model.BROKEN`), when a result cannot be
+    compared with the specification's (its ``==`` raises), when the
+    specification is not deterministic, or when one of its calls does not
+    return within the check's ``timeout``. The message names the operation,
+    and the exception is the ``__cause__``.
+    """

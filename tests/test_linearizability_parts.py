@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import types
 import unittest
 from unittest import mock
 
@@ -70,8 +71,12 @@ class Histories(unittest.TestCase):
     def test_outcomes_match_by_value_or_exception(self) -> None:
         self.assertTrue(Outcome(True, KeyError("a")).matches(Outcome(True, KeyError("a"))))
         self.assertFalse(Outcome(True, KeyError("a")).matches(Outcome(False, None)))
-        self.assertFalse(Outcome(False, Incomparable()).matches(Outcome(False, 1)))
         self.assertEqual(str(Outcome(True, KeyError("a"))), "raised KeyError('a')")
+
+    def test_a_comparison_that_raises_raises(self) -> None:
+        # Before, it was "no match": a false "not linearizable".
+        with self.assertRaises(TypeError):
+            Outcome(False, Incomparable()).matches(Outcome(False, 1))
 
     def test_a_call_left_blocked_that_the_specification_answers_is_lost(self) -> None:
         specification, record = self.counter()
@@ -84,15 +89,18 @@ class Histories(unittest.TestCase):
                       explain(verdict, ["A1 increment()", "B1 get()"], record))
 
     def test_a_pending_call_that_blocks_in_the_specification_takes_no_effect(self) -> None:
-        gate = threading.Event()
-        ops = [lambda obj: gate.wait(), blanket.Operation("get")]
-        specification, record = Specification(lin_structures.LockedCounter, ops), History(2)
+        # The specification's get of an empty queue waits on its own
+        # condition: it is known to block at once, no clock involved.
+        ops = [blanket.Operation("get"), blanket.Operation("put", 1)]
+        specification = Specification(lin_structures.BlockingQueue, ops)
+        record = History(2)
         record.begin(0)
+        self.assertTrue(specification.check(record).ok)  # only a get, pending: it blocks
         record.begin(1)
-        record.end(1, Outcome(False, 0))
-        with mock.patch.object(history, "PENDING_BOUND", 0.01):
-            self.assertTrue(specification.check(record).ok)
-        gate.set()
+        record.end(1, Outcome(False, None))
+        verdict = specification.check(record)  # after the put, the get would return
+        self.assertFalse(verdict.ok)
+        self.assertEqual(verdict.divergences[-1][:2], ((1,), 0))
 
     def test_divergences_kept_and_listed_are_bounded(self) -> None:
         specification, record = self.counter()
@@ -253,12 +261,14 @@ class Verdicts(unittest.TestCase):
         assert result.failure is not None
         self.assertEqual([len(ops) for ops in result.failure.workload.threads], [1, 1])
 
-    def test_a_factory_that_raises_in_the_run_is_an_exception_failure(self) -> None:
-        with quiet_thread_errors():
-            result = blanket.check_linearizable(MadeOnce, lin_structures.COUNTER_OPERATIONS)
-        assert result.failure is not None
-        self.assertEqual(result.failure.kind, "exception")
-        self.assertIn("made twice", result.failure.explanation)
+    def test_a_factory_that_raises_in_the_run_is_an_error_not_a_verdict(self) -> None:
+        # Before, an "exception" failure: the object under test was blamed.
+        MadeOnce.made = 0
+        with quiet_thread_errors(), self.assertRaises(blanket.LinearizabilityError) as raised:
+            blanket.check_linearizable(MadeOnce, lin_structures.COUNTER_OPERATIONS)
+        self.assertIn("make=MadeOnce raised RuntimeError('made twice') on its call number 2",
+                      str(raised.exception))
+        self.assertIsInstance(raised.exception.__cause__, RuntimeError)
 
     def test_a_model_closed_twice_has_no_thread_to_end(self) -> None:
         model = Model(lin_structures.LockedCounter)
@@ -282,6 +292,18 @@ class Verdicts(unittest.TestCase):
         source = result.failure.source
         self.assertIn("has no name to import it by", source)
         self.assertIn("model=LockedCounter, partition=one_part", source)
+
+    def test_an_operation_that_raises_what_is_no_result_is_an_exception_failure(self) -> None:
+        class Quits(lin_structures.LockedCounter):
+            def quit(self) -> None:
+                raise SystemExit(3)  # not an Exception: its thread dies of it
+
+        with quiet_thread_errors():
+            result = blanket.check_linearizable(Quits, [blanket.Operation("quit")],
+                                                threads=1, operations_per_thread=1)
+        assert result.failure is not None
+        self.assertEqual(result.failure.kind, "exception")
+        self.assertIn("SystemExit: 3", result.failure.explanation)
 
     def test_a_replay_that_passes_is_said(self) -> None:
         passed = Replay(None, 0, "step 1 could not go", ())
@@ -307,8 +329,284 @@ class NothingLeftRunning(unittest.TestCase):
         self.assert_no_thread_left(lambda: blanket.check_linearizable(
             lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS, scenarios=2))
 
+    def test_a_check_whose_specification_blocks(self) -> None:
+        # Before, each call of the specification that blocked (a get of an
+        # empty queue) left its thread waiting for good: 17 in this check.
+        make, operations = lin_structures.CORRECT["blocking queue"]
+        self.assert_no_thread_left(lambda: blanket.check_linearizable(
+            make, operations, scenarios=6))
+
+    def test_a_check_that_raises(self) -> None:
+        self.assert_no_thread_left(lambda: self.assertRaises(
+            blanket.LinearizabilityError, blanket.check_linearizable,
+            lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS,
+            model=NoIncrement))
+
     def test_the_runs_of_a_workload_s_own_setup(self) -> None:
         operations = lin_structures.COUNTER_OPERATIONS
         workload = Workload([[operations[0]], [operations[-1]]])
         self.assert_no_thread_left(lambda: blanket.explore(
             workload.setup(lin_structures.LockedCounter)))
+
+
+# -- hardening: long histories, bounded minimization, errors instead of verdicts --------
+
+def sequential_history(operations: list[object], results: list[object]) -> History:
+    """Calls one after the other, each with its result."""
+    record = History(len(operations))
+    for call, value in enumerate(results):
+        record.begin(call)
+        record.end(call, Outcome(False, value))
+    return record
+
+
+class LongHistories(unittest.TestCase):
+    """Before, the search recursed once per call: a history of about a
+    thousand calls raised RecursionError, a false "not linearizable"."""
+
+    def test_a_history_of_thousands_of_calls_is_checked(self) -> None:
+        inc, get = lin_structures.COUNTER_OPERATIONS
+        operations = [inc, get] * 2500
+        results = [value for count in range(1, 2501) for value in (count, count)]
+        specification = Specification(lin_structures.LockedCounter, operations)
+        self.assertTrue(specification.check(sequential_history(operations, results)).ok)
+        results[-1] = 7  # the last get: not what the counter holds
+        verdict = specification.check(sequential_history(operations, results))
+        self.assertFalse(verdict.ok)
+        self.assertEqual((len(verdict.divergences[0][0]), verdict.divergences[0][1]),
+                         (4999, 4999))
+
+    def test_a_state_met_again_by_another_order_is_not_searched_again(self) -> None:
+        # Seven gets and an increment all at once, then a get no order explains:
+        # every order of the eight is tried before, as many subsets now.
+        inc, get = lin_structures.COUNTER_OPERATIONS
+        operations = [inc] + [get] * 7 + [get]
+        record = History(9)
+        for call in range(8):
+            record.begin(call)
+        record.end(0, Outcome(False, 1))
+        for call in range(1, 8):
+            record.end(call, Outcome(False, 0))
+        record.begin(8)
+        record.end(8, Outcome(False, 5))
+        verdict = Specification(lin_structures.LockedCounter, operations).check(record)
+        self.assertFalse(verdict.ok)
+        self.assertLessEqual(verdict.tried, 2 ** 8 * 9)  # 8! orders: 40320 and more before
+
+    def test_a_correct_counter_of_500_operations_a_thread_passes(self) -> None:
+        inc, get = lin_structures.COUNTER_OPERATIONS
+        workload = Workload([[inc, get] * 250, [get, inc] * 250])
+        exploration = blanket.explore(workload.setup(lin_structures.LockedCounter),
+                                      max_schedules=1)
+        failure = exploration.failure
+        self.assertTrue(failure is None, failure and failure.message[-300:])
+
+
+class BoundedMinimization(unittest.TestCase):
+    """Before, the minimization dropped one call at a time, each smaller
+    scenario explored in full, with no bound: a racy counter of 200 calls a
+    thread had no answer after 240 s."""
+
+    def test_a_large_scenario_shrinks_by_halves(self) -> None:
+        explored: list[Workload] = []
+        real = check._Options.explore
+
+        def counted(options: check._Options, workload: Workload,
+                    **bounds: object) -> tuple[blanket.Exploration, object]:
+            explored.append(workload)
+            return real(options, workload, **bounds)
+
+        with mock.patch.object(check._Options, "explore", counted):
+            result = blanket.check_linearizable(
+                lin_structures.UnlockedCounter, [lin_structures.COUNTER_OPERATIONS[0]],
+                operations_per_thread=32, scenarios=1)
+        failure = result.failure
+        assert failure is not None
+        self.assertEqual([len(ops) for ops in failure.workload.threads], [1, 1])
+        self.assertIsNone(failure.stopped)
+        self.assertLessEqual(len(explored), 30)  # one call at a time: 60 and more
+
+    def test_a_minimization_stops_at_its_bound_and_says_so(self) -> None:
+        for name, value, tries in (("MINIMIZE_TRIES", 2, 2), ("MINIMIZE_SECONDS", 0.0, 0)):
+            with self.subTest(name), mock.patch.object(check, name, value):
+                result = blanket.check_linearizable(
+                    lin_structures.UnlockedCounter, lin_structures.COUNTER_OPERATIONS,
+                    operations_per_thread=4, scenarios=1)
+            failure = result.failure
+            assert failure is not None
+            self.assertEqual(failure.stopped, tries)
+            self.assertIn(f"minimization stopped after {tries} tries: the failure may not "
+                          "be the smallest", str(failure))
+
+    def test_the_search_for_fewer_preemptions_is_bounded_too(self) -> None:
+        preemptions = check._preemptions
+
+        def many(exploration: blanket.Exploration) -> int:
+            return preemptions(exploration) + 5
+
+        with mock.patch.object(check, "_preemptions", many), \
+                mock.patch.object(check, "MINIMIZE_TRIES", 4):
+            result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                                lin_structures.COUNTER_OPERATIONS)
+        assert result.failure is not None
+        self.assertEqual(result.failure.stopped, 4)
+
+
+class NoIncrement:
+    """A model without the operation checked."""
+
+    def get(self) -> int:
+        return 0
+
+
+class ThirdTimeFails(lin_structures.LockedCounter):
+    """A factory that raises from its third call."""
+
+    made = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        ThirdTimeFails.made += 1
+        if ThirdTimeFails.made >= 3:
+            raise OSError("out of handles")
+
+
+class IncomparableCounter(lin_structures.LockedCounter):
+    """Returns values whose == raises."""
+
+    def peek(self) -> Incomparable:
+        return Incomparable()
+
+
+#: Set by the test that a model blocks on: nothing of the model's own.
+OUTSIDE = threading.Event()
+
+
+class WaitsOutside(lin_structures.LockedCounter):
+    """A model whose get waits for what its own primitives are not."""
+
+    def get(self) -> int:
+        OUTSIDE.wait()
+        return super().get()
+
+
+class SlowFirstCall(lin_structures.LockedCounter):
+    """A correct model whose first call ever takes longer than half a second."""
+
+    slow = True
+
+    def increment(self) -> int:
+        if SlowFirstCall.slow:
+            SlowFirstCall.slow = False
+            threading.Event().wait(0.6)  # slow: not blocked
+        return super().increment()
+
+
+class ErrorsNotVerdicts(unittest.TestCase):
+    """What the check was given failing is a LinearizabilityError: before,
+    each of these was a "not linearizable" of correct code."""
+
+    def test_a_model_without_the_operation(self) -> None:
+        with self.assertRaises(blanket.LinearizabilityError) as raised:
+            blanket.check_linearizable(lin_structures.LockedCounter,
+                                       lin_structures.COUNTER_OPERATIONS, model=NoIncrement)
+        self.assertIn("the specification's increment() raised AttributeError(",
+                      str(raised.exception))
+        self.assertIsInstance(raised.exception.__cause__, AttributeError)
+
+    def test_the_model_s_other_exceptions_are_results(self) -> None:
+        ops = [blanket.Operation("append", 1), blanket.Operation("pop")]
+        result = blanket.check_linearizable(list, ops, scenarios=3)  # pop() of []: IndexError
+        self.assertTrue(result.ok, str(result))
+
+    def test_a_factory_that_raises_from_its_third_call(self) -> None:
+        ThirdTimeFails.made = 0
+        with quiet_thread_errors(), self.assertRaises(blanket.LinearizabilityError) as raised:
+            blanket.check_linearizable(ThirdTimeFails, lin_structures.COUNTER_OPERATIONS)
+        self.assertIn("make=ThirdTimeFails raised OSError('out of handles') on its call "
+                      "number 3", str(raised.exception))
+
+    def test_a_model_factory_that_raises(self) -> None:
+        def broken() -> object:
+            raise KeyError("no model")
+
+        with self.assertRaises(blanket.LinearizabilityError) as raised:
+            blanket.check_linearizable(lin_structures.LockedCounter,
+                                       lin_structures.COUNTER_OPERATIONS, model=broken)
+        self.assertIn("model=", str(raised.exception))
+        self.assertIn("broken raised KeyError('no model') on its call number 1",
+                      str(raised.exception))
+        model = Model(broken)
+        with self.assertRaises(blanket.LinearizabilityError) as raised:
+            model.outcome([blanket.Operation("get")])
+        self.assertIn("the specification's factory ErrorsNotVerdicts", str(raised.exception))
+        with self.assertRaises(blanket.LinearizabilityError):  # the same, at once
+            Specification(model, [blanket.Operation("get")]).check(History(1))
+        model.close()
+
+    def test_results_whose_comparison_raises(self) -> None:
+        with self.assertRaises(blanket.LinearizabilityError) as raised:
+            blanket.check_linearizable(IncomparableCounter, [blanket.Operation("peek")],
+                                       threads=1, operations_per_thread=1)
+        self.assertIn("comparing A1 peek()'s result -> <", str(raised.exception))
+        self.assertIn("raised TypeError('no')", str(raised.exception))
+
+    def test_a_model_that_is_not_deterministic(self) -> None:
+        values = iter(range(100))
+        model = Model(lambda: types.SimpleNamespace(value=lambda: next(values)))
+        value, again = blanket.Operation("value"), blanket.Operation("value")
+        self.assertEqual(model.outcome([value]).value, 0)
+        self.assertEqual(model.outcome([again]).value, 1)  # another branch: a fresh object
+        with self.assertRaises(blanket.LinearizabilityError) as raised:
+            model.outcome([value, value])  # [value]'s state made again: not 0 now
+        self.assertIn("not deterministic: value() -> 2 after 1 call(s) on a fresh object, "
+                      "-> 0 the first time", str(raised.exception))
+        model.close()
+
+    def test_a_slow_model_is_not_a_blocking_one(self) -> None:
+        SlowFirstCall.slow = True
+        result = blanket.check_linearizable(lin_structures.LockedCounter,
+                                            lin_structures.COUNTER_OPERATIONS,
+                                            model=SlowFirstCall, scenarios=2)
+        self.assertFalse(SlowFirstCall.slow)
+        self.assertTrue(result.ok, str(result))  # before: "the specification blocks"
+
+    def test_a_model_that_waits_for_good_outside_is_an_error_naming_the_call(self) -> None:
+        before = set(threading.enumerate())
+        try:
+            with self.assertRaises(blanket.LinearizabilityError) as raised:
+                blanket.check_linearizable(lin_structures.LockedCounter,
+                                           lin_structures.COUNTER_OPERATIONS,
+                                           model=WaitsOutside, timeout=0.5)
+            self.assertIn("the specification's get() did not return within 0.5 s",
+                          str(raised.exception))
+            left = [thread for thread in threading.enumerate() if thread not in before]
+            self.assertEqual([(t.name, t.daemon) for t in left], [("blanket-model", True)])
+        finally:
+            OUTSIDE.set()  # its call returns: the thread it was left to ends
+        left[0].join(10)
+        self.assertFalse(left[0].is_alive())
+        OUTSIDE.clear()
+
+
+class CountsOutOfRange(unittest.TestCase):
+    def test_counts_out_of_range_are_refused_naming_the_argument(self) -> None:
+        ops = lin_structures.COUNTER_OPERATIONS
+        make = lin_structures.LockedCounter
+        for kwargs, error, message in (
+                ({"threads": 27}, ValueError, "threads=27: expected at least 1 and at most 26"),
+                ({"threads": 2 ** 70}, ValueError, "threads="),
+                ({"operations_per_thread": 0}, ValueError, "operations_per_thread=0"),
+                ({"operations_per_thread": 10 ** 6}, ValueError, "at most 100000"),
+                ({"scenarios": 10 ** 9}, ValueError, "scenarios="),
+                ({"prefix": -1}, ValueError, "prefix=-1"),
+                ({"suffix": 10 ** 6}, ValueError, "suffix="),
+                ({"max_schedules": 0}, ValueError, "max_schedules=0: expected at least 1"),
+                ({"max_schedules": 1.5}, TypeError, "max_schedules=1.5: expected an int"),
+                ({"max_preemptions": -1}, ValueError, "max_preemptions=-1"),
+                ({"max_preemptions": "2"}, TypeError, "expected an int or None"),
+                ({"seed": None}, TypeError, "seed=None"),
+                ({"timeout": 0}, ValueError, "timeout is a finite number of seconds")):
+            with self.subTest(kwargs), self.assertRaises(error) as raised, unchecked():
+                blanket.check_linearizable(make, ops, **kwargs)
+            self.assertIn(message, str(raised.exception))

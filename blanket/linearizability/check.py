@@ -12,7 +12,11 @@ a test replaying it (:mod:`blanket.linearizability.report`).
 The verdict is never stronger than what was seen: a scenario is
 *exhausted* only when the depth-first search covered it and met nothing it
 could not see (:attr:`blanket.Exploration.unseen`), whose notes the result
-carries.
+carries. What the check was given failing (a factory, the specification, a
+result that cannot be compared) raises :class:`~blanket.LinearizabilityError`
+instead of a verdict. The minimization is bounded (:data:`MINIMIZE_TRIES`
+scenarios explored, :data:`MINIMIZE_SECONDS`): a failure found is always
+reported, and says when it may not be the smallest.
 """
 
 from __future__ import annotations
@@ -28,13 +32,28 @@ from ..exploration.result import Exploration
 from ..exploration.search import STRATEGIES, explore
 from ..exploration.tried import untried
 from ..interpreters import refuse_untested
-from .history import Model
+from ..seconds import check_seconds
+from .model import Factory, Model
 from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
 from .scenarios import Op, Workload, WorkloadSetup, draw, watched
 
 #: The bound on preemptions of the first pass over the scenarios (with
 #: strategy "dfs" and no bound given): most bugs need no more.
 FIRST_PASS = 2
+#: The most smaller scenarios a minimization explores: it stops there, and
+#: reports the smallest failure found so far.
+MINIMIZE_TRIES = 100
+#: The longest a minimization runs, in seconds (the explorations of its
+#: scenarios get fewer schedules as the time runs out).
+MINIMIZE_SECONDS = 60.0
+#: The fewest schedules the exploration of a smaller scenario gets (more if
+#: the failure took more to find).
+MINIMIZE_SCHEDULES = 100
+#: The most threads a scenario has: they are named "A" to "Z".
+MAX_THREADS = 26
+#: The most operations a thread, the prefix or the suffix makes, and the
+#: most scenarios a check draws.
+MAX_COUNT = 100_000
 
 
 @dataclass
@@ -90,7 +109,10 @@ class Linearizability:
 class _Options:
     """What every exploration of one check is given."""
 
+    #: The factory, its calls numbered (:class:`~blanket.linearizability.model.Factory`).
     make: Callable[[], Any]
+    #: The factory as given, and the model, for the test written.
+    given: Callable[[], Any]
     model: Callable[[], Any] | None
     partition: Callable[[Op], Hashable] | None
     strategy: str
@@ -108,17 +130,27 @@ class _Options:
                               targets=self.targets)
 
     def explore(self, workload: Workload, **bounds: Any) -> tuple[Exploration, WorkloadSetup]:
+        """*workload* explored (with *bounds* instead of the check's); what
+        the check was given failing there is raised."""
         setup = self.setup(workload)
         options: dict[str, Any] = {
             "strategy": self.strategy, "max_schedules": self.max_schedules,
             "max_preemptions": self.max_preemptions, "seed": self.seed,
             "timeout": self.timeout, **bounds}
         with untried():  # the check's failure carries a test of its own
-            return explore(setup, name=setup.__qualname__, **options), setup
+            exploration = explore(setup, name=setup.__qualname__, **options)
+        self.raise_error()
+        return exploration, setup
+
+    def raise_error(self) -> None:
+        """Raise the first error of what the check was given, if one was met
+        (the run that met it failed, but that is no verdict)."""
+        if self.answers.error is not None:
+            raise self.answers.error
 
 
 def _check(make: object, operations: object, counts: Mapping[str, object],
-           model: object, partition: object) -> None:
+           model: object, partition: object, bounds: Mapping[str, object]) -> None:
     """Refuse what :func:`check_linearizable` cannot run."""
     if not callable(make):
         raise TypeError(f"check_linearizable: make={make!r} is not callable: expected a "
@@ -129,13 +161,25 @@ def _check(make: object, operations: object, counts: Mapping[str, object],
                         "callables op(obj)")
     for name, value in counts.items():
         least = 1 if name in ("threads", "operations_per_thread", "scenarios") else 0
+        most = MAX_THREADS if name == "threads" else MAX_COUNT
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"{name}={value!r}: expected an int")
-        if value < least:
-            raise ValueError(f"{name}={value}: expected at least {least}")
+        if not least <= value <= most:
+            raise ValueError(f"{name}={value}: expected at least {least} and at most {most}")
     for name, value in (("model", model), ("partition", partition)):
         if value is not None and not callable(value):
             raise TypeError(f"{name}={value!r}: expected a callable or None")
+    check_seconds(bounds["timeout"], "timeout")
+    lowest: dict[str, int | None] = {"max_schedules": 1, "max_preemptions": 0, "seed": None}
+    for name, floor in lowest.items():
+        bound = bounds[name]
+        if bound is None and name == "max_preemptions":
+            continue
+        if not isinstance(bound, int) or isinstance(bound, bool):
+            optional = " or None" if name == "max_preemptions" else ""
+            raise TypeError(f"{name}={bound!r}: expected an int{optional}")
+        if floor is not None and bound < floor:
+            raise ValueError(f"{name}={bound}: expected at least {floor}")
 
 
 def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
@@ -160,18 +204,32 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     *partition*, when given, maps an operation to the independent part it
     acts on (a key of a map, say): each part is checked alone.
 
-    The first scenario that fails stops the check; it is minimized and
+    The first scenario that fails stops the check; it is minimized (within
+    :data:`~blanket.linearizability.check.MINIMIZE_TRIES` explorations and
+    :data:`~blanket.linearizability.check.MINIMIZE_SECONDS`) and
     reported with a test that replays it (:class:`LinearizabilityFailure
     <blanket.linearizability.report.LinearizabilityFailure>`).
+
+    What the check was given failing raises
+    :class:`~blanket.LinearizabilityError` instead of a verdict: *make* or
+    *model* raising, the specification raising an exception that says it is
+    broken (:data:`~blanket.linearizability.model.BROKEN`), a result whose
+    ``==`` raises, a specification not deterministic, or one of its calls
+    not returning within *timeout* seconds. Counts out of range (more than
+    26 threads, more than 100,000 of anything) raise ``ValueError``.
     """
     refuse_untested("check_linearizable")
     counts = {"threads": threads, "operations_per_thread": operations_per_thread,
               "scenarios": scenarios, "prefix": prefix, "suffix": suffix}
-    _check(make, operations, counts, model, partition)
+    bounds = {"max_schedules": max_schedules, "max_preemptions": max_preemptions,
+              "seed": seed, "timeout": timeout}
+    _check(make, operations, counts, model, partition, bounds)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    options = _Options(make, model, partition, strategy, max_schedules, max_preemptions,
-                       seed, timeout, Model(model or make), watched(make, operations))
+    factory = Factory(make, "make")
+    answers = Model(factory if model is None else Factory(model, "model"), timeout)
+    options = _Options(factory, make, model, partition, strategy, max_schedules,
+                       max_preemptions, seed, timeout, answers, watched(factory, operations))
     try:
         return _checked(options, operations, threads, operations_per_thread, scenarios,
                         prefix, suffix)
@@ -230,10 +288,12 @@ def _preemptions(exploration: Exploration) -> int:
 def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
                found: Exploration, result: Linearizability) -> LinearizabilityFailure:
     """The failure of *workload*, made smaller while it fails the same way,
-    with the fewest preemptions found; the searches counted in *result*'s
-    checks."""
+    with the fewest preemptions found, within :data:`MINIMIZE_TRIES`
+    explorations and :data:`MINIMIZE_SECONDS`; the searches counted in
+    *result*'s checks."""
     assert found.failure is not None
     kind = found.failure.kind
+    budget = _Budget(found)
     smaller = True
     tried = {workload.key(operations)}
     while smaller:
@@ -241,6 +301,9 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
         for candidate in workload.smaller():
             if candidate.key(operations) in tried:  # another way to the same one
                 continue
+            if budget.spent:
+                budget.stopped = True
+                break
             tried.add(candidate.key(operations))
             # A depth-first search of a smaller scenario needs no more
             # preemptions than the failure found: it stops there.
@@ -248,14 +311,16 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
             if options.max_preemptions is not None:
                 most = min(most, options.max_preemptions)
             limits = {"max_preemptions": most} if options.strategy == "dfs" else {}
-            exploration, setup = options.explore(candidate, **limits)
-            result.checks += setup.specification.checks
+            exploration = budget.explore(options, candidate, result, **limits)
             if exploration.failure is not None and exploration.failure.kind == kind:
                 workload, found, smaller = candidate, exploration, True
                 break
     for bound in range(_preemptions(found)):
-        exploration, setup = options.explore(workload, strategy="dfs", max_preemptions=bound)
-        result.checks += setup.specification.checks
+        if budget.spent:
+            budget.stopped = True
+            break
+        exploration = budget.explore(options, workload, result, strategy="dfs",
+                                     max_preemptions=bound)
         if exploration.failure is not None and exploration.failure.kind == kind:
             found = exploration
             break
@@ -264,15 +329,52 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
     # The history to show: the schedule replayed, as the generated test does.
     setup = options.setup(workload)
     again = replay(setup, failure.schedule, timeout=options.timeout, name=setup.__qualname__)
+    options.raise_error()
     history = setup.history
     explanation = explained(failure)
     if again.failure is None:
         explanation += f"\n(the replay of this schedule did not fail: {again.diverged})"
+    if budget.stopped:
+        explanation += (f"\n(minimization stopped after {budget.tries} tries: the failure "
+                        "may not be the smallest)")
     shown = NOT_LINEARIZABLE if kind == "invariant" else kind
     results = [f"{name} {outcome or 'pending'}"
                for name, outcome in zip(workload.names, history.outcomes, strict=True)]
     summary = f"{shown}: {', '.join(results)}"
     return LinearizabilityFailure(
         shown, workload, history, explanation, failure.schedule,
-        source(workload, failure.schedule, shown, summary, options.make, operations,
-               options.model, options.partition))
+        source(workload, failure.schedule, shown, summary, options.given, operations,
+               options.model, options.partition),
+        budget.tries if budget.stopped else None)
+
+
+class _Budget:
+    """What a minimization may still spend: explorations, and time; each
+    exploration gets the schedules the time left allows, at the pace of
+    the last (a smaller scenario's runs are no slower)."""
+
+    def __init__(self, found: Exploration) -> None:
+        self.tries = 0
+        #: Whether it stopped with scenarios left to try.
+        self.stopped = False
+        self.deadline = time.monotonic() + MINIMIZE_SECONDS
+        self.schedules = max(MINIMIZE_SCHEDULES, 2 * found.count)
+        self.pace = found.elapsed / max(1, found.count)  # seconds per schedule
+
+    @property
+    def spent(self) -> bool:
+        """Whether no exploration is left to make."""
+        return self.tries >= MINIMIZE_TRIES or time.monotonic() >= self.deadline
+
+    def explore(self, options: _Options, workload: Workload, result: Linearizability,
+                **bounds: Any) -> Exploration:
+        """*workload* explored within what is left; its checks counted in *result*."""
+        self.tries += 1
+        left = self.deadline - time.monotonic()
+        schedules = min(options.max_schedules, self.schedules,
+                        max(1, int(left / max(self.pace, 1e-6))))
+        started = time.monotonic()
+        exploration, setup = options.explore(workload, max_schedules=schedules, **bounds)
+        self.pace = (time.monotonic() - started) / max(1, exploration.count)
+        result.checks += setup.specification.checks
+        return exploration

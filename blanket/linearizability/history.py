@@ -13,96 +13,33 @@ specification answers was lost (a missed wake-up, a deadlock).
 
 The check (:meth:`Specification.check`) is Wing and Gong's search over the
 orders the real-time order allows, made just in time as Lowe's: a call is
-tried next only while no call that is left ended before it began. What the
-specification returns is memoized by the sequence of operations it was
-given (:class:`Model`, one per check, shared by its scenarios), so a
-history met again by another schedule or scenario costs dictionary
-look-ups only, and the specification runs each sequence once, going on from
-the object of the sequence before while the search goes deeper. With a
-*partition* (P-compositionality: calls on independent keys commute), each
-part is checked alone.
+tried next only while no call that is left ended before it began (the
+begins before the first end still to come, in a list of the begins and ends
+that the calls taken leave, and that backtracking puts back), and a
+configuration met before (the calls taken, the specification's state, and
+which object each call compared by identity returned) is not searched again.
+The search is a loop, not a recursion: a history of any length is checked.
+The specification's answers are a :class:`~blanket.linearizability.model.Model`'s
+(one per check, shared by its scenarios): memoized per state, so a history
+met again by another schedule or scenario costs dictionary look-ups only.
+With a *partition* (P-compositionality: calls on independent keys commute),
+each part is checked alone.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-#: How long the specification may take over one call before the call is
-#: taken to block there (a sequential call that does not return in this
-#: long waits for another thread, which a sequential run has none of).
-PENDING_BOUND = 0.5
+from ..errors import LinearizabilityError
+from .model import BLOCKED, Model, Outcome, by_identity
+from .operations import describe
+
+__all__ = ["BLOCKED", "MAX_DIVERGENCES", "MAX_LISTED", "History", "Model", "Outcome",
+           "Specification", "Verdict", "by_identity", "explain"]
+
 #: The divergences a verdict keeps to explain itself.
 MAX_DIVERGENCES = 64
-
-
-class Outcome:
-    """What a call returned, or raised."""
-
-    __slots__ = ("raised", "value", "token")
-
-    def __init__(self, raised: bool, value: Any, token: int | None = None) -> None:
-        #: Whether :attr:`value` is an exception the call raised.
-        self.raised = raised
-        #: The return value or the exception.
-        self.value = value
-        #: For a value compared by identity (:func:`by_identity`), which one
-        #: it is among those the sequence of calls returned: 1 for the first
-        #: returned, and so on (the specification's answers only).
-        self.token = token
-
-    def matches(self, other: Outcome) -> bool:
-        """Whether *other* is the same result: an equal value, or an
-        exception of the same type with the same arguments."""
-        if self.raised != other.raised:
-            return False
-        if self.raised:
-            return type(self.value) is type(other.value) and self.value.args == other.value.args
-        try:
-            return bool(self.value == other.value)
-        except Exception:  # noqa: BLE001 - values that cannot be compared differ
-            return False
-
-    def __str__(self) -> str:
-        return f"raised {self.value!r}" if self.raised else f"-> {self.value!r}"
-
-
-#: The specification's outcome of a call that did not finish in time there.
-BLOCKED = Outcome(False, "<blocked>")
-
-
-def by_identity(outcome: Outcome) -> bool:
-    """Whether *outcome*'s value is compared by which object it is: an
-    instance of a class that keeps ``object``'s equality. The
-    specification's object is never the run's, so such values match when
-    they are the same one of those the calls before returned, or both new
-    (a cache that hands two callers two objects for one key is caught)."""
-    value = outcome.value
-    return (not outcome.raised and value is not None
-            and type(value).__eq__ is object.__eq__)  # type: ignore[comparison-overlap]
-
-
-class _Live:
-    """The model's object after a sequence of calls, and the objects
-    compared by identity those calls returned, numbered from 1."""
-
-    def __init__(self, obj: Any) -> None:
-        self.obj = obj
-        self.numbers: dict[int, int] = {}
-        self.kept: list[Any] = []  # the numbered objects, alive so their ids stay theirs
-
-    def call(self, operation: Callable[[Any], Any]) -> Outcome:
-        """``operation(obj)``'s outcome, its value numbered if compared by identity."""
-        outcome = _call(operation, self.obj)
-        if by_identity(outcome):
-            value = outcome.value
-            if id(value) not in self.numbers:
-                self.numbers[id(value)] = len(self.numbers) + 1
-                self.kept.append(value)
-            outcome.token = self.numbers[id(value)]
-        return outcome
 
 
 class History:
@@ -162,116 +99,24 @@ class Verdict:
         return self.order is not None
 
 
-class Model:
-    """The sequential specification's answers: what *factory* (a fresh
-    object per sequence) returns for each sequence of operations, memoized
-    by the sequence; one per check, shared by its scenarios.
-
-    Each call is made on a thread of the model's own, waited for at most
-    :data:`PENDING_BOUND` seconds: a call that takes longer blocks there
-    (:data:`BLOCKED`), the thread is given up on, and the next call starts
-    another. The model goes on from the object of the sequence before while
-    a search goes deeper, and builds a fresh one for another branch."""
-
-    def __init__(self, factory: Callable[[], Any]) -> None:
-        self.factory = factory
-        #: What each sequence's last call gave, by the ids of its operations.
-        self.cache: dict[tuple[int, ...], Outcome] = {}
-        #: The object of the last sequence run, and that sequence.
-        self._live: _Live | None = None
-        self._at: tuple[int, ...] | None = None
-        self._runner: _Runner | None = None
-
-    def outcome(self, operations: Sequence[Callable[[Any], Any]]) -> Outcome:
-        """What the specification returns for the last of *operations* after
-        the others (:data:`BLOCKED` if it does not return)."""
-        key = tuple(map(id, operations))
-        known = self.cache.get(key)
-        if known is not None:
-            return known
-        fresh = self._at != key[:-1]
-        live = self._live
-        last = operations[-1]
-
-        def call() -> tuple[_Live, Outcome]:
-            state = live
-            if fresh or state is None:
-                # Another branch of the search: a fresh object, given the calls
-                # before (the specification is deterministic: they return as before).
-                state = _Live(self.factory())
-                for earlier in operations[:-1]:
-                    state.call(earlier)
-            return state, state.call(last)
-
-        if self._runner is None:
-            self._runner = _Runner()
-        made = self._runner.run(call)
-        if made is None:  # it blocks: the runner is left to it
-            self._runner, outcome = None, BLOCKED
-            self._live, self._at = None, None
-        else:
-            (self._live, outcome), self._at = made, key
-        self.cache[key] = outcome
-        return outcome
-
-    def forget(self) -> None:
-        """Drop every answer: the next sequences are run again."""
-        self.cache.clear()
-        self._live, self._at = None, None
-
-    def close(self) -> None:
-        """End the model's thread (another call starts a new one)."""
-        if self._runner is not None:
-            self._runner.stop()
-            self._runner = None
-
-
-def _stop() -> None:
-    """The task that ends a runner."""
-
-
-class _Runner:
-    """A daemon thread that makes the model's calls, one at a time."""
-
-    def __init__(self) -> None:
-        self.tasks: queue.SimpleQueue[Callable[[], Any]] = queue.SimpleQueue()
-        self.results: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._serve, daemon=True, name="blanket-model")
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while (task := self.tasks.get()) is not _stop:
-            self.results.put(task())
-
-    def stop(self) -> None:
-        """End the thread (it is idle: its last task returned) and wait
-        until it is gone: nothing is left running."""
-        self.tasks.put(_stop)
-        self._thread.join(PENDING_BOUND)
-
-    def run(self, task: Callable[[], Any]) -> Any:
-        """What *task* returns, or ``None`` if it has not returned after
-        :data:`PENDING_BOUND` seconds."""
-        self.tasks.put(task)
-        try:
-            return self.results.get(timeout=PENDING_BOUND)
-        except queue.Empty:
-            return None
-
-
 class Specification:
     """The sequential specification of one scenario's calls, answered by a
-    :class:`Model` (shared by the scenarios of a check)."""
+    :class:`~blanket.linearizability.model.Model` (shared by the scenarios
+    of a check); *names* name the calls in errors (``"A1 increment()"``)."""
 
     def __init__(self, model: Callable[[], Any] | Model,
                  operations: Sequence[Callable[[Any], Any]],
-                 partition: Callable[[Callable[[Any], Any]], Hashable] | None = None) -> None:
+                 partition: Callable[[Callable[[Any], Any]], Hashable] | None = None,
+                 names: Sequence[str] | None = None) -> None:
         self.model = model if isinstance(model, Model) else Model(model)
         # A model of its own (a replay's) ends its thread after each check;
         # a shared one, its check's (check_linearizable closes it).
         self._own = self.model is not model
         #: The operation of each call, by the call's number.
         self.operations = list(operations)
+        #: Each call's name.
+        self.names = list(names) if names is not None else [
+            f"call {number} {describe(op)}" for number, op in enumerate(self.operations, 1)]
         #: The parts checked alone, by key, each a list of call numbers.
         self.parts: list[list[int]] = [list(range(len(self.operations)))]
         if partition is not None:
@@ -282,17 +127,15 @@ class Specification:
         #: How many histories were checked.
         self.checks = 0
 
-    def outcome(self, sequence: tuple[int, ...]) -> Outcome:
-        """What the specification returns for the last call of *sequence*
-        after the others (:data:`BLOCKED` if it does not return)."""
-        return self.model.outcome([self.operations[call] for call in sequence])
-
     def check(self, history: History) -> Verdict:
         """Whether *history* (of this scenario's calls) is linearizable: an
         order of the calls that ended, keeping the real-time order, in which
         the specification gives each call's result, and after which each
-        call still pending (blocked when the run ended) blocks."""
+        call still pending (blocked when the run ended) blocks. What the
+        check was given failing raises :class:`~blanket.LinearizabilityError`."""
         self.checks += 1
+        if self.model.error is not None:
+            raise self.model.error
         try:
             return self._check(history)
         finally:
@@ -305,7 +148,7 @@ class Specification:
         for part in self.parts:
             search = _Search(self, [call for call in part if begins[call] != float("inf")],
                              begins, ends, history.outcomes)
-            found = search.visit((), 0)
+            found = search.run()
             if found is None:
                 return Verdict(None, search.divergences, search.tried)
             order += found
@@ -318,66 +161,122 @@ class _Search:
     def __init__(self, specification: Specification, calls: list[int], begins: list[float],
                  ends: list[float], observed: list[Outcome | None]) -> None:
         self.specification = specification
-        self.begins = begins
-        self.ends = ends
         self.observed = observed
-        #: The calls that ended: every order takes them all.
-        self.calls = [call for call in calls if observed[call] is not None]
         #: The calls still blocked when the run ended: each must block after the order.
         self.pending = [call for call in calls if observed[call] is None]
-        self.required = sum(1 << call for call in self.calls)
         self.divergences: list[tuple[tuple[int, ...], int, Outcome]] = []
         self.tried = 0
+        # The begins and ends of the calls that ended, in the order they
+        # happened, as a doubly linked list: node 0 is its head and its end,
+        # node 2k + 1 the begin of the k-th call, 2k + 2 its end.
+        done = [call for call in calls if observed[call] is not None]
+        events = sorted([(begins[call], 2 * k + 1) for k, call in enumerate(done)]
+                        + [(ends[call], 2 * k + 2) for k, call in enumerate(done)])
+        order = [0, *(node for _, node in events), 0]
+        self.next = [0] * (2 * len(done) + 1)
+        self.previous = [0] * (2 * len(done) + 1)
+        for place in range(len(order) - 1):
+            self.next[order[place]] = order[place + 1]
+            self.previous[order[place + 1]] = order[place]
+        self.calls = done
 
-    def diverged(self, sequence: tuple[int, ...], call: int, outcome: Outcome) -> None:
+    def diverged(self, taken: list[int], call: int, outcome: Outcome) -> None:
         self.tried += 1
         if len(self.divergences) < MAX_DIVERGENCES:
-            self.divergences.append((sequence, call, outcome))
+            self.divergences.append((tuple(taken), call, outcome))
 
-    def visit(self, sequence: tuple[int, ...], done: int,
-              numbers: dict[int, int] | None = None) -> tuple[int, ...] | None:
-        """An order that explains every call, taking *sequence* (the calls
-        in *done*) first, whose values compared by identity are *numbers*
-        (by id, as :class:`Outcome`'s token); ``None`` when there is none."""
-        numbers = numbers or {}
-        if done == self.required:
-            for call in self.pending:
-                outcome = self.specification.outcome((*sequence, call))
-                if outcome is not BLOCKED:
-                    self.diverged(sequence, call, outcome)
-                    return None
-            return sequence
-        left = [call for call in self.calls if not done >> call & 1]
-        horizon = min(self.ends[call] for call in left)
-        for call in left:
-            if self.begins[call] > horizon:  # a call left ended before it began
-                continue
-            taken = (*sequence, call)
-            seen = self.observed[call]
-            assert seen is not None
-            outcome = self.specification.outcome(taken)
-            after = numbers
-            if outcome is BLOCKED or not by_identity(seen) and not outcome.matches(seen):
-                self.diverged(sequence, call, outcome)
-                continue
-            if by_identity(seen):
-                number = numbers.get(id(seen.value), len(numbers) + 1)
-                if outcome.token != number:
-                    self.diverged(sequence, call, outcome)
+    def _lift(self, node: int) -> None:
+        """Take a call's begin (*node*) and end out of the list."""
+        after, before = self.next, self.previous
+        for gone in (node, node + 1):
+            after[before[gone]] = after[gone]
+            before[after[gone]] = before[gone]
+
+    def _unlift(self, node: int) -> None:
+        """Put them back (the last taken out first)."""
+        after, before = self.next, self.previous
+        for back in (node + 1, node):
+            after[before[back]] = back
+            before[after[back]] = back
+
+    def run(self) -> list[int] | None:
+        """An order of the calls that explains every one, or ``None``."""
+        model, operations = self.specification.model, self.specification.operations
+        calls, after = self.calls, self.next
+        state = model.root()
+        taken: list[int] = []  # the calls, in the order taken
+        numbers: dict[int, int] = {}  # an observed object compared by identity -> its number
+        done = 0  # the calls taken, as bits (by the call's place in self.calls)
+        seen: set[tuple[int, int, tuple[int, ...]]] = set()
+        # What to go back to: the begin taken, and the state, numbers before.
+        stack: list[tuple[int, int, dict[int, int]]] = []
+        node = after[0]
+        if not node and self._pending_block(state, taken):  # no call ended
+            return taken
+        while True:
+            if node % 2:  # a begin before the first end left: a call to try
+                index = node // 2
+                call = calls[index]
+                # Another call to try after it: the search comes back to this state.
+                outcome, state_after = model.step(state, operations[call], after[node] % 2 == 1)
+                found = self._explains(call, outcome, numbers)
+                if found is None:
+                    self.diverged(taken, call, outcome)
+                elif (key := (done | 1 << index, state_after, tuple(found))) not in seen:
+                    seen.add(key)
+                    stack.append((node, state, numbers))
+                    self._lift(node)
+                    done |= 1 << index
+                    taken.append(call)
+                    state, numbers = state_after, found
+                    node = after[0]
+                    if not node and self._pending_block(state, taken):
+                        return taken
                     continue
-                after = {**numbers, id(seen.value): number}
-            found = self.visit(taken, done | 1 << call, after)
-            if found is not None:
-                return found
-        return None
+                node = after[node]
+                continue
+            # An end, or the list's: no call left to try here; back one call.
+            if not stack:
+                return None
+            node, state, numbers = stack.pop()
+            self._unlift(node)
+            done &= ~(1 << node // 2)
+            taken.pop()
+            node = after[node]
 
+    def _explains(self, call: int, outcome: Outcome,
+                  numbers: dict[int, int]) -> dict[int, int] | None:
+        """Whether the specification's *outcome* is *call*'s, given which
+        observed objects compared by identity were returned before
+        (*numbers*): the numbers after, or ``None``."""
+        seen = self.observed[call]
+        assert seen is not None
+        if outcome is BLOCKED:
+            return None
+        if by_identity(seen):
+            number = numbers.get(id(seen.value), len(numbers) + 1)
+            if outcome.token != number:
+                return None
+            return numbers if number <= len(numbers) else {**numbers, id(seen.value): number}
+        try:
+            same = outcome.matches(seen)
+        except Exception as error:  # noqa: BLE001 - any exception: the check cannot go on
+            name = self.specification.names[call]
+            raise self.specification.model.fail(LinearizabilityError(
+                f"check_linearizable: comparing {name}'s result {seen} with the "
+                f"specification's {outcome} raised {error!r}: results must compare with "
+                "== (keep object's __eq__ to compare by identity)")) from error
+        return numbers if same else None
 
-def _call(operation: Callable[[Any], Any], obj: Any) -> Outcome:
-    """What ``operation(obj)`` returns or raises."""
-    try:
-        return Outcome(False, operation(obj))
-    except Exception as error:  # noqa: BLE001 - an exception is a result
-        return Outcome(True, error)
+    def _pending_block(self, state: int, taken: list[int]) -> bool:
+        """Whether every pending call blocks after *taken*, in *state*."""
+        model, operations = self.specification.model, self.specification.operations
+        for call in self.pending:
+            outcome, _ = model.step(state, operations[call])
+            if outcome is not BLOCKED:
+                self.diverged(taken, call, outcome)
+                return False
+        return True
 
 
 #: The orders an explanation lists, at most.

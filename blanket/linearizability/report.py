@@ -53,6 +53,10 @@ class LinearizabilityFailure:
     schedule: tuple[Step, ...]
     #: Python source of a ScenarioTestCase replaying it.
     source: str = ""
+    #: After how many tries the minimization stopped at its bound (see
+    #: :data:`blanket.linearizability.check.MINIMIZE_TRIES`), smaller
+    #: scenarios left untried; ``None`` when it tried them all.
+    stopped: int | None = None
 
     @property
     def table(self) -> str:

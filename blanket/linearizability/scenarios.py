@@ -28,8 +28,9 @@ import types
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import Abandoned
+from ..errors import Abandoned, LinearizabilityError
 from .history import History, Model, Outcome, Specification, explain
+from .model import Factory
 from .operations import describe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,23 +75,33 @@ class Workload:
                 places(self.suffix))
 
     def smaller(self) -> Iterator[Workload]:
-        """The workloads with one thread, or one operation, fewer: whole
-        threads first, then the latest operations first."""
+        """The workloads with fewer calls: a thread fewer first, then a run
+        of a thread's operations fewer, the longest runs first (half a
+        thread's, then a quarter, ..., then one: as delta debugging, a large
+        scenario shrinks in a few steps), the latest first; then runs of the
+        prefix's and the suffix's operations."""
         threads = self.threads
         if len(threads) > 1:
             for gone in range(len(threads)):
                 yield Workload(threads[:gone] + threads[gone + 1:], self.prefix, self.suffix)
-        for number in reversed(range(len(threads))):
-            ops = threads[number]
-            for gone in reversed(range(len(ops))):
-                fewer = ops[:gone] + ops[gone + 1:]
-                if fewer or len(threads) > 1:
-                    yield Workload(threads[:number] + (fewer,) + threads[number + 1:],
-                                   self.prefix, self.suffix)
-        for gone in reversed(range(len(self.prefix))):
-            yield Workload(threads, self.prefix[:gone] + self.prefix[gone + 1:], self.suffix)
-        for gone in reversed(range(len(self.suffix))):
-            yield Workload(threads, self.prefix, self.suffix[:gone] + self.suffix[gone + 1:])
+        for length in _halves(max(map(len, threads))):
+            for number in reversed(range(len(threads))):
+                ops = threads[number]
+                if length > max(1, len(ops) // 2):
+                    continue
+                for start in reversed(range(0, len(ops), length)):
+                    fewer = ops[:start] + ops[start + length:]
+                    if fewer or len(threads) > 1:
+                        yield Workload(threads[:number] + (fewer,) + threads[number + 1:],
+                                       self.prefix, self.suffix)
+        for length in _halves(len(self.prefix)):
+            for start in reversed(range(0, len(self.prefix), length)):
+                yield Workload(threads, self.prefix[:start] + self.prefix[start + length:],
+                               self.suffix)
+        for length in _halves(len(self.suffix)):
+            for start in reversed(range(0, len(self.suffix), length)):
+                yield Workload(threads, self.prefix,
+                               self.suffix[:start] + self.suffix[start + length:])
 
     @property
     def size(self) -> int:
@@ -102,7 +113,7 @@ class Workload:
               targets: list[object] | None = None) -> WorkloadSetup:
         """The setup that runs this workload on objects *make* builds, and
         checks each history against *model* (by default *make*, one
-        operation at a time; a :class:`~blanket.linearizability.history.Model`
+        operation at a time; a :class:`~blanket.linearizability.model.Model`
         to share its answers with other workloads); *partition*, when given,
         names the part each operation belongs to, parts checked alone
         (P-compositionality). *targets* is what the runs watch, by default
@@ -123,6 +134,14 @@ def _names() -> Iterator[str]:
     return (chr(ord("A") + n) for n in range(26))
 
 
+def _halves(count: int) -> Iterator[int]:
+    """Half *count*, a quarter, ..., down to 1 (nothing for 0)."""
+    length = max(1, count // 2) if count else 0
+    while length:
+        yield length
+        length //= 2
+
+
 def _index(operations: Sequence[Op], op: Op) -> int:
     return next(n for n, known in enumerate(operations) if known is op)
 
@@ -139,7 +158,7 @@ class WorkloadSetup:
         self.make = make
         #: The specification, memoized across the runs of this workload.
         self.specification = Specification(model, [op for _, _, op in workload.calls],
-                                           partition)
+                                           partition, workload.names)
         #: The code watched in each run: see :func:`watched`.
         self.targets = targets
         #: The history of the last run.
@@ -159,7 +178,11 @@ class WorkloadSetup:
         starts = [first + sum(counts[:n]) for n in range(len(counts))]
 
         def leader() -> None:
-            obj = self.make()
+            try:
+                obj = self.make()
+            except LinearizabilityError as error:  # a Factory's: the check raises it
+                self.specification.model.fail(error)
+                raise
             built.append(obj)
             _run(obj, history, workload, 0, first)
             ready.set()
@@ -232,8 +255,9 @@ def watched(make: Callable[[], Any], operations: Sequence[Op]) -> list[object]:
     targets: list[object] = []
     for candidate in (make, *operations):
         function = candidate
-        while isinstance(function, functools.partial):
-            function = function.func
+        while isinstance(function, (functools.partial, Factory)):
+            function = function.func if isinstance(function, functools.partial) \
+                else function.make
         if isinstance(function, types.FunctionType) and function not in targets:
             targets.append(function)
     kind = type(make())
@@ -255,7 +279,7 @@ def draw(operations: Sequence[Op], threads: int, per_thread: int, count: int, se
     rng = random.Random(f"linearizability/{seed}")
     seen: set[Hashable] = set()
     misses = 0
-    while len(seen) < count and misses < 20 * count:
+    while len(seen) < count and misses < 20 * min(count, 1000):
         def pick(length: int) -> list[Op]:
             return [rng.choice(operations) for _ in range(length)]
         workload = Workload([pick(per_thread) for _ in range(threads)], pick(prefix),
