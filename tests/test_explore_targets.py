@@ -12,6 +12,7 @@ from unittest import mock
 
 from blanket import Scenario
 
+from .support import unchecked
 from .test_explore import explore, failure_of
 
 
@@ -64,14 +65,19 @@ def instance_called_twice(scenario: Scenario) -> object:
 
 
 class CallableTargets(unittest.TestCase):
+    # (typeguard's checks of blanket's own calls, in a typeguard-checked run
+    # of the suite, read a Mock's attributes: state the threads share,
+    # touched by code blanket runs itself; the user's run has no such checks)
     def test_a_mock_as_the_target_is_watched(self) -> None:
-        failure = failure_of(explore(mock_called_twice))
+        with unchecked():
+            failure = failure_of(explore(mock_called_twice))
         self.assertEqual(failure.kind, "invariant")
         self.assertIn("call_count is 1", failure.message)
         self.assertIn("call_count at unittest/mock.py", str(failure))
 
     def test_library_code_a_c_target_calls_back_is_watched(self) -> None:
-        failure = failure_of(explore(mock_through_c))
+        with unchecked():
+            failure = failure_of(explore(mock_through_c))
         self.assertIn("call_count is 1", failure.message)
 
     def test_an_inherited_call_is_watched(self) -> None:
