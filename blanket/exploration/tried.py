@@ -116,54 +116,52 @@ def _quote(output: str) -> str:
     return "\n".join(f"#   {line}" for line in lines)
 
 
-def _not_run(source: str, status: int | None, output: str, bound: float) -> str | None:
-    """Why the test *source* did not run to its end, having exited with
-    *status* after printing *output*: no name to import its setup by, an
-    import that failed in the fresh interpreter (a setup defined in a
-    doctest, say), past its *bound*; ``None`` if it ran."""
+def _run(source: str, bound: float) -> tuple[str | None, int | None, str]:
+    """Run the test *source* (see :func:`run_test`): why it did not run to
+    its end (no name to import its setup by, an import that failed in the
+    fresh interpreter - a setup defined in a doctest, say -, past its
+    *bound*), or ``None``; its exit status and what it printed."""
     if not importable(source):
         return ("not tried: the setup has no name a test can import it by (see the "
-                "test's comments)")
+                "test's comments)"), None, ""
+    status, output = run_test(source, bound)
     if status is None:
-        return f"not tried to its end: the test ran past {bound:.0f} s ({HOW})"
+        return f"not tried to its end: the test ran past {bound:.0f} s ({HOW})", None, ""
     if _NOT_IMPORTED in output:
         last = output.split(_NOT_IMPORTED)[-1].strip().splitlines()
         error = next((line for line in last if "Error:" in line), "")
-        return f"not tried: the test did not import in a fresh interpreter ({error})"
-    return None
+        return (f"not tried: the test did not import in a fresh interpreter ({error})",
+                status, output)
+    return None, status, output
 
 
 def try_failure_test(source: str, kind: str, summary: str, bound: float) -> tuple[str, str]:
     """Try the test *source* written for a failure of *kind* whose last line
     is *summary*: what the try says, and the source to hand over (a
     comment instead of a test that passes)."""
-    status, output = run_test(source, bound) if importable(source) else (1, "")
-    why = _not_run(source, status, output, bound)
+    why, status, output = _run(source, bound)
     if why is not None:
         return why, source
-    how = HOW
     if status == 0:
-        said = (f"the test written for it passed when run as a user runs it ({how}): "
+        said = (f"the test written for it passed when run as a user runs it ({HOW}): "
                 "it does not make the failure happen again")
         commented = "\n".join(f"# {line}" if line else "#" for line in source.splitlines())
         return said, (f"# blanket could not write a test that fails for this failure:\n"
                       f"# {said}.\n# What the run printed:\n{_quote(output)}\n"
                       f"# The test it wrote, which passes:\n#\n{commented}\n")
     if f"the replay failed: {kind}" in output and _ID.sub("", summary) in _ID.sub("", output):
-        return f"tried: the test fails as the search's run did ({how})", source
-    return (f"the test fails when run as a user runs it ({how}), but not with the "
+        return f"tried: the test fails as the search's run did ({HOW})", source
+    return (f"the test fails when run as a user runs it ({HOW}), but not with the "
             f"failure the search found ({kind}: {summary}):\n{_quote(output)}"), source
 
 
 def try_reach_test(source: str, bound: float) -> str:
     """Try the test *source* written for a line reached: what the try says
     (it must pass)."""
-    status, output = run_test(source, bound) if importable(source) else (1, "")
-    why = _not_run(source, status, output, bound)
+    why, status, output = _run(source, bound)
     if why is not None:
         return why
-    how = HOW
     if status == 0:
-        return f"tried: the test passes, the line runs ({how})"
-    return (f"the test fails when run as a user runs it ({how}): the line did not run "
+        return f"tried: the test passes, the line runs ({HOW})"
+    return (f"the test fails when run as a user runs it ({HOW}): the line did not run "
             f"so:\n{_quote(output)}")
