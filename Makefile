@@ -18,12 +18,15 @@ $(STAMP): pyproject.toml setup.cfg
 
 # Run the whole suite under branch coverage (the report fails the target
 # under 100%), then again with typeguard checking blanket's annotations, and
-# the README's ScenarioTestCase module under pytest.
+# the README's ScenarioTestCase module under pytest. The test modules are
+# shared out among $(JOBS) worker processes (0: one per core).
+JOBS ?= 0
 test: $(STAMP)
 	$(BIN)/python -m coverage erase
-	$(BIN)/python -m coverage run -m tests
+	$(BIN)/python -m coverage run --parallel-mode -m tests -j $(JOBS)
+	$(BIN)/python -m coverage combine --quiet
 	$(BIN)/python -m coverage report
-	$(BIN)/python -m tests --typeguard
+	$(BIN)/python -m tests --typeguard -j $(JOBS)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_readme_testcase.py
 
 # Show plain threading vs blanket on a three-thread lock race, then
@@ -65,8 +68,8 @@ interpreter = $(if $(filter 3.13t,$(1)),$(FT_PYTHON),$(lastword $(sort $(wildcar
 matrix: $(foreach v,$(MATRIX),.venv-$(v)/.installed)
 	@for v in $(MATRIX); do \
 	  echo "== python $$v"; \
-	  if .venv-$$v/bin/python -m unittest discover -s tests -t . >.venv-$$v/suite.log 2>&1; \
-	  then tail -n 3 .venv-$$v/suite.log; \
+	  if .venv-$$v/bin/python -m tests -j $(JOBS) >.venv-$$v/suite.log 2>&1; \
+	  then tail -n 2 .venv-$$v/suite.log; \
 	  else tail -n 60 .venv-$$v/suite.log; echo "python $$v: the suite failed"; exit 1; fi; \
 	done
 

@@ -232,6 +232,7 @@ SCENARIOS: dict[str, tuple[Callable[[], list[str]], list[str]]] = {
 #: Scenarios that are many scenarios' worth of work (an exploration is 32
 #: runs of its setup) run this many times fewer.
 COST = {"exploration": 10,
+        "readme_exploration": 10,
         # Its stall example waits out the scenario's timeout (0.5 s): the
         # exit then has as long to join the thread it let go, which under
         # load took more than the 0.1 s the page used to give it.

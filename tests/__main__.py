@@ -1,15 +1,26 @@
-"""Run blanket's test suite: ``python -m tests [--typeguard] [-v] [-k PATTERN ...]``.
+"""Run blanket's test suite: ``python -m tests [-j N] [--typeguard] [-v] [-k PATTERN ...]``.
 
 ``make test`` runs the suite twice: under coverage (``python -m coverage run
--m tests``), then with ``--typeguard``: before anything imports
-:mod:`blanket`, typeguard's import hook is installed for it, so every
-annotated function of the package has its argument and return types checked
-while the tests run. (Not both at once: the hook's inserted checks carry line
-numbers that make coverage report branches the source does not have.)
-Discovery runs over ``tests/test*.py`` with the repository root as the
-top-level directory.
+-p -m tests -j 0``, then ``coverage combine``), then with ``--typeguard``:
+before anything imports :mod:`blanket`, typeguard's import hook is installed
+for it, so every annotated function of the package has its argument and
+return types checked while the tests run. (Not both at once: the hook's
+inserted checks carry line numbers that make coverage report branches the
+source does not have.) Discovery runs over ``tests/test*.py`` with the
+repository root as the top-level directory.
+
+With ``-j N`` the test modules are shared out among N worker processes (0:
+one per core this process may use), each given the next module as soon as
+it is done with one, the biggest modules first. A worker runs under
+coverage when this process does (``coverage run -p``: each writes a data
+file of its own, for ``coverage combine``), and with typeguard when asked.
+Each module is bounded (:data:`MODULE_BOUND` seconds): past it, the worker
+prints the stack of every thread it has and is stopped, and the module is
+reported as hung. Modules print nothing until they are done; then one line
+each, and what unittest said in full when one of their tests failed.
 
 Options:
+  -j N            run the modules in N worker processes (0: one per core)
   --typeguard     check blanket's annotations while the tests run
   -v, --verbose   one line per test instead of dots
   -k PATTERN      only run tests whose name matches PATTERN (may repeat;
@@ -20,18 +31,187 @@ Exits non-zero when any test fails or errors.  The last line is a plain
 summary, ``tests: N passed, N failed, N skipped``.
 """
 
+from __future__ import annotations
+
 import argparse
+import faulthandler
+import io
+import json
+import os
+import selectors
+import subprocess
 import sys
+import time
 import unittest
+from collections import deque
 from pathlib import Path
 
-import typeguard
-
 ROOT = Path(__file__).resolve().parent.parent
+
+#: How long one test module may run in a worker, in seconds, before the
+#: worker dumps its threads' stacks and is stopped.
+MODULE_BOUND = 900
+
+
+def _loader(patterns: list[str]) -> unittest.TestLoader:
+    loader = unittest.TestLoader()
+    if patterns:
+        loader.testNamePatterns = [p if "*" in p else f"*{p}*" for p in patterns]
+    return loader
+
+
+def _install_typeguard() -> None:
+    # The hook only instruments modules imported after it is installed.
+    if "blanket" in sys.modules:
+        sys.exit("tests: blanket was imported before typeguard's import hook was installed")
+    import typeguard  # noqa: PLC0415 - a development tool, needed only here
+
+    typeguard.install_import_hook("blanket")
+
+
+def _summary(run: int, failed: int, skipped: int) -> str:
+    passed = max(run - failed - skipped, 0)
+    return f"tests: {passed} passed, {failed} failed, {skipped} skipped"
+
+
+def _in_one_process(args: argparse.Namespace) -> int:
+    suite = _loader(args.patterns).discover(
+        start_dir=str(ROOT / "tests"), pattern="test*.py", top_level_dir=str(ROOT))
+    result = unittest.TextTestRunner(verbosity=2 if args.verbose else 1).run(suite)
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    print(_summary(result.testsRun, failed, len(result.skipped)), file=sys.stderr)
+    return int(not result.wasSuccessful())
+
+
+def _work(args: argparse.Namespace) -> int:
+    """A worker: run each module named on the command pipe, and write what
+    it did as one line of JSON on the result pipe."""
+    commands, results = (int(fd) for fd in args.worker.split(","))
+    os.set_inheritable(commands, False)  # the tests' own processes must not hold them
+    os.set_inheritable(results, False)
+    loader = _loader(args.patterns)
+    with open(commands) as inbox, open(results, "w") as outbox:
+        for line in inbox:
+            name = line.strip()
+            stream = io.StringIO()
+            started = time.perf_counter()
+            # A module that hangs: every thread's stack on stderr, then exit.
+            faulthandler.dump_traceback_later(MODULE_BOUND, exit=True)
+            try:
+                suite = loader.loadTestsFromName(name)
+                result = unittest.TextTestRunner(
+                    stream=stream, verbosity=2 if args.verbose else 1).run(suite)
+            finally:
+                faulthandler.cancel_dump_traceback_later()
+            failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+            outbox.write(json.dumps({
+                "module": name, "run": result.testsRun, "failed": failed,
+                "skipped": len(result.skipped), "seconds": time.perf_counter() - started,
+                "output": stream.getvalue()}) + "\n")
+            outbox.flush()
+    return 0
+
+
+def _modules() -> list[str]:
+    """The test modules, biggest file first (a module's size stands for
+    its running time, so that the long ones do not start last)."""
+    files = sorted((ROOT / "tests").glob("test*.py"), key=lambda f: (-f.stat().st_size, f.name))
+    return [f"tests.{f.stem}" for f in files]
+
+
+def _under_coverage() -> bool:
+    coverage = sys.modules.get("coverage")
+    return coverage is not None and coverage.Coverage.current() is not None
+
+
+class _Worker:
+    """A worker process and the two pipes the runner talks to it by."""
+
+    def __init__(self, flags: list[str]) -> None:
+        commands_in, self.commands = os.pipe()
+        self.results, results_out = os.pipe()
+        prefix = ["-m", "coverage", "run", "--parallel-mode"] if _under_coverage() else []
+        self.process = subprocess.Popen(  # noqa: S603 - this interpreter, our own module
+            [sys.executable, *prefix, "-m", "tests", "--worker",
+             f"{commands_in},{results_out}", *flags],
+            cwd=ROOT, stdin=subprocess.DEVNULL, pass_fds=(commands_in, results_out))
+        os.close(commands_in)
+        os.close(results_out)
+        self.inbox = os.fdopen(self.results)
+        self.module: str | None = None
+        self.started = 0.0
+
+    def give(self, module: str | None) -> None:
+        """Send the next *module*, or (``None``) tell the worker to end."""
+        self.module = module
+        if module is None:
+            os.close(self.commands)
+        else:
+            self.started = time.perf_counter()
+            os.write(self.commands, f"{module}\n".encode())
+
+
+def _in_workers(args: argparse.Namespace) -> int:
+    jobs = args.jobs or len(os.sched_getaffinity(0))
+    flags = [*(["--typeguard"] if args.typeguard else []), *(["-v"] if args.verbose else []),
+             *(f"-k{pattern}" for pattern in args.patterns)]
+    waiting = deque(_modules())
+    started = time.perf_counter()
+    run = failed = skipped = 0
+    broken: list[str] = []
+    timings: list[tuple[float, str]] = []
+    workers = [_Worker(flags) for _ in range(min(jobs, len(waiting)))]
+    with selectors.DefaultSelector() as selector:
+        for worker in workers:
+            worker.give(waiting.popleft())
+            selector.register(worker.inbox, selectors.EVENT_READ, worker)
+        while selector.get_map():
+            for key, _ in selector.select():
+                worker = key.data
+                line = worker.inbox.readline()
+                if not line:  # the worker ended while running a module
+                    selector.unregister(worker.inbox)
+                    if worker.module is not None:
+                        status = worker.process.wait()
+                        broken.append(worker.module)
+                        print(f"{worker.module}: its worker ended (exit status {status}) "
+                              f"after {time.perf_counter() - worker.started:.0f} s; "
+                              "see its output above", flush=True)
+                    continue
+                done = json.loads(line)
+                run += done["run"]
+                failed += done["failed"]
+                skipped += done["skipped"]
+                timings.append((done["seconds"], done["module"]))
+                verdict = "FAILED" if done["failed"] else "ok"
+                if done["run"] or done["failed"]:  # (-k leaves some modules empty)
+                        print(f"{done['module']}: {done['run']} tests, {verdict} "
+                          f"({done['seconds']:.1f} s)", flush=True)
+                if done["failed"] or args.verbose:
+                    print(done["output"], flush=True)
+                if done["failed"]:
+                    broken.append(done["module"])
+                worker.give(waiting.popleft() if waiting else None)
+    if waiting:  # every worker ended early
+        broken.extend(waiting)
+        print(f"not run, their workers having ended: {', '.join(waiting)}")
+    statuses = [worker.process.wait() for worker in workers]
+    for worker in workers:
+        worker.inbox.close()
+    slowest = ", ".join(f"{name.removeprefix('tests.')} {seconds:.0f} s"
+                        for seconds, name in sorted(timings, reverse=True)[:5])
+    print(f"Ran {run} tests in {time.perf_counter() - started:.1f} s with {len(workers)} "
+          f"workers; slowest modules: {slowest}")
+    if broken:
+        print(f"modules that failed: {', '.join(broken)}")
+    print(_summary(run, failed, skipped), file=sys.stderr)
+    return int(bool(broken or failed or any(statuses)))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests", description=__doc__.splitlines()[0])
+    parser.add_argument("-j", dest="jobs", type=int, default=None, metavar="N",
+                        help="run the test modules in N worker processes (0: one per core)")
     parser.add_argument("--typeguard", action="store_true",
                         help="check blanket's annotations with typeguard")
     parser.add_argument("-v", "--verbose", action="store_true", help="verbose output")
@@ -43,27 +223,19 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATTERN",
         help="only run tests matching PATTERN (repeatable)",
     )
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-
+    if args.jobs is not None and args.jobs < 0:
+        parser.error("-j: the number of workers is 0 (one per core) or more")
+    if args.worker is not None:
+        if args.typeguard:
+            _install_typeguard()
+        return _work(args)
+    if args.jobs is not None:
+        return _in_workers(args)
     if args.typeguard:
-        # The hook only instruments modules imported after it is installed.
-        if "blanket" in sys.modules:
-            sys.exit("tests: blanket was imported before typeguard's import hook was installed")
-        typeguard.install_import_hook("blanket")
-
-    loader = unittest.TestLoader()
-    if args.patterns:
-        loader.testNamePatterns = [p if "*" in p else f"*{p}*" for p in args.patterns]
-    suite = loader.discover(
-        start_dir=str(ROOT / "tests"), pattern="test*.py", top_level_dir=str(ROOT)
-    )
-    result = unittest.TextTestRunner(verbosity=2 if args.verbose else 1).run(suite)
-
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    skipped = len(result.skipped)
-    passed = max(result.testsRun - failed - skipped, 0)
-    print(f"tests: {passed} passed, {failed} failed, {skipped} skipped", file=sys.stderr)
-    return int(not result.wasSuccessful())
+        _install_typeguard()
+    return _in_one_process(args)
 
 
 if __name__ == "__main__":
