@@ -75,6 +75,7 @@ from .sites import Site
 from .tried import try_failure_test, try_reach_test, trying
 from .unseen import Unseen
 from .watch import Transitive
+from .witness import Witness, witnessing
 
 STRATEGIES = ("dfs", "random", "pct")
 #: What :func:`explore` does with data races on plain shared state.
@@ -264,7 +265,10 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         # thread, kept cheap to turn off by one that sleeps (see
         # blanket.exploration.runners); the lines looked for are probed for the
         # whole search.
-        with one_cpu(), monitoring() as monitored, aim or nullcontext():
+        # The code the threads start is seen by the witness too, through a
+        # route of its own (see blanket.exploration.witness).
+        with one_cpu(), monitoring() as monitored, witnessing() as witnessed, \
+                aim or nullcontext():
             # The threads run on runners kept from one run to the next; if a
             # thread-local object made during the search outlives it, the runs
             # may have shared its data: the search is made again, each thread
@@ -274,7 +278,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 try:
                     result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
                                      shard, split_depth, timeout, name, races, runners,
-                                     transitive, aim, guided is not False, monitored)
+                                     transitive, aim, guided is not False, monitored,
+                                     witnessed)
                 finally:
                     runners.close()  # nothing left running, however the search ended
                 if not runners.shared:
@@ -337,16 +342,19 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
             transitive: Transitive, aim: Goal | None = None, guided: bool = False,
-            monitored: bool = False) -> Exploration:
+            monitored: bool = False, witnessed: bool = False) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
     looked for, which a depth-first search is *guided* toward; the threads'
-    calls are seen through ``sys.monitoring`` when *monitored*."""
+    calls are seen through ``sys.monitoring`` when *monitored*, and what
+    they start by the witness's tool when *witnessed*."""
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
                            split_depth, transitive, aim)
     searching.unseen.monitored = monitored
+    if searching.racy is not None:  # (with nothing watched, there is nothing to check)
+        searching.unseen.witness = Witness(witnessed)
     if guided and strategy == "dfs" and aim is not None and aim.targets:
         searching.guide = Guide(aim.targets)
     try:
@@ -478,7 +486,11 @@ class _Searching:
         result = self.result
         if result.failure is None and self.loose is not None:
             result.failure = _failure(self.setup, self.loose)
-        result.unseen = self.unseen.notes + self.doubts
+        witness = self.unseen.witness
+        # What the threads ran that the watch neither watched nor named, as
+        # the witness saw it, makes the space not the program's too.
+        gaps = [] if witness is None else witness.gaps(self.transitive)
+        result.unseen = self.unseen.notes + self.doubts + gaps
         if self.late:
             result.unseen.append(
                 f"shard {self.index}/{self.count}: data race(s) at "

@@ -48,6 +48,7 @@ from .. import sleepers
 from . import monitor
 from .sites import BLANKET_FOLDER, SETTLED
 from .watch import TARGET_CALLERS, Transitive
+from .witness import Witness
 
 _THREADING = threading.__file__
 
@@ -138,6 +139,9 @@ class Unseen:
         #: exploration monitors, see :mod:`blanket.exploration.monitor`),
         #: not from a profile function per thread.
         self.monitored = False
+        #: What sees, by a route of its own, the code the threads start
+        #: (:mod:`blanket.exploration.witness`), if anything.
+        self.witness: Witness | None = None
 
     @property
     def notes(self) -> list[str]:
@@ -147,8 +151,11 @@ class Unseen:
 
     def forget(self) -> None:
         """Forget what was met (the search starts again, with more of the
-        code watched); what :attr:`transitive` noted stays."""
+        code watched), and so does the :attr:`witness`; what
+        :attr:`transitive` noted stays."""
         self._notes.clear()
+        if self.witness is not None:
+            self.witness.forget()
 
     def _note(self, what: str, frame: FrameType, note: str) -> None:
         code = frame.f_code
@@ -264,7 +271,11 @@ class Unseen:
                                    "what it does itself is not watched (call it from a "
                                    "function)")
 
+        witness = self.witness
+
         def watched(*args: Any, **kwargs: Any) -> Any:
+            if witness is not None:
+                return witness.witnessed(self._watching, self._uses, target, *args, **kwargs)
             return self._watching(self._uses, target, *args, **kwargs)
 
         thread._target = watched  # type: ignore[attr-defined]

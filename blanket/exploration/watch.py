@@ -310,6 +310,13 @@ class Transitive:
             return False
         return id(code) not in self.judged and self._watched(code, function.__globals__)
 
+    def decided(self, code: types.CodeType) -> bool:
+        """Whether the watch judged *code* not to be watched (excluded,
+        named as a gap, or code blanket runs itself in the threads): what
+        :mod:`blanket.exploration.witness` asks of code the threads ran
+        that was not rewritten."""
+        return id(code) in self.judged or id(code) in self._theirs
+
     @typing.no_type_check  # (see Watch.reached)
     def _not_theirs(self, code: types.CodeType, scope: dict[str, Any]) -> None:
         """Note *code*, which blanket runs itself in the threads, reached by
