@@ -19,6 +19,7 @@ import os
 import threading
 import types
 import typing
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +122,34 @@ def _same(callee: object) -> object:
     return callee
 
 
+def opaque(callee: object) -> bool:
+    """Whether *callee* is an instance of a C type blanket knows nothing of
+    (see :func:`_opaque`)."""
+    kind = type(callee)
+    return (FOLLOW[kind] if kind in FOLLOW else _handler(kind)) is _opaque
+
+
+@typing.no_type_check
+def _unwrapped(callee: staticmethod[Any, Any]) -> object:
+    """A static method called as it is: its function is watched first."""
+    call_target(callee.__func__)
+    return callee
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at every such call)
+def _opaque(callee: object) -> object:
+    """An instance of a C type blanket knows nothing of, about to be
+    called (``functools.lru_cache``'s wrapper, ``operator.itemgetter``'s,
+    an extension's callable): what its C code does (its own state, the
+    objects it reads and changes, the Python code it calls back) is no
+    watched code's; the calling thread's watch names it (see
+    :meth:`Watch.opaque <blanket.exploration.watch.Watch.opaque>`)."""
+    state = _thread_state()
+    if state is not None:
+        state[1].opaque(callee)
+    return callee
+
+
 def _lookup(kind: type, name: str) -> object:
     """*name* in the namespace of the first of *kind*'s classes that has it."""
     for klass in kind.__mro__:
@@ -138,7 +167,14 @@ def _lookup(kind: type, name: str) -> object:
 FOLLOW: dict[type, Callable[[Any], object]] = {
     types.FunctionType: _function, types.MethodType: _method, functools.partial: _partial,
     type: _class, types.BuiltinMethodType: _builtin, types.MethodWrapperType: _same,
-    types.WrapperDescriptorType: _same, types.MethodDescriptorType: _same}
+    types.WrapperDescriptorType: _same, types.MethodDescriptorType: _same,
+    staticmethod: _unwrapped,
+    # (weak references: a call reads the reference only; cmp_to_key's keys
+    # keep the function, which the comparisons call, watched as it runs)
+    weakref.ref: _same, type(functools.cmp_to_key(min)): _same}
+#: The C types whose callable instances are known: a subclass's are
+#: handled as theirs.
+_C_KNOWN = frozenset(FOLLOW)
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every call)
@@ -161,13 +197,16 @@ def call_target(callee: object, _kind_of: Any = _MAKERS.get, _id: Any = id,
 
 def _handler(kind: type) -> Callable[[Any], object]:
     """The handler of callees of type *kind* (a metaclass, a class of
-    callable instances, ...), kept in :data:`FOLLOW`."""
+    callable instances, a C type's callable instances, ...), kept in
+    :data:`FOLLOW`."""
     if issubclass(kind, type):
         handler: Callable[[Any], object] = _class
     elif type(_lookup(kind, "__call__")) is types.FunctionType:
         handler = _instance
-    else:
+    elif _lookup(kind, "__call__") is None:  # not callable: the call raises
         handler = _same
+    else:  # C code: known (a subclass shares its base's handler), or opaque
+        handler = next((FOLLOW[base] for base in kind.__mro__[1:] if base in _C_KNOWN), _opaque)
     FOLLOW[kind] = handler
     return handler
 

@@ -46,7 +46,7 @@ from typing import Any
 
 from .. import sleepers
 from . import monitor
-from .sites import BLANKET_FOLDER, SETTLED
+from .sites import BLANKET_FOLDER, SETTLED, opaque
 from .watch import TARGET_CALLERS, Transitive
 from .witness import Witness
 
@@ -263,7 +263,7 @@ class Unseen:
         called = target
         while type(called) is functools.partial:
             called = called.func
-        if self.transitive is not None and type(called) in _C_CODE:
+        if self.transitive is not None and (type(called) in _C_CODE or opaque(called)):
             # Its own access (getattr(obj, "name"), shared.append) is made by
             # no watched code, so nothing records it.
             name = getattr(called, "__qualname__", repr(called))

@@ -193,6 +193,35 @@ class Watch:
             self.records.append((thread, record))
         return record, self
 
+    # (typeguard stays off it: its check of *callee* would ask the object.)
+    @typing.no_type_check
+    def opaque(self, callee: object) -> None:
+        """Watched code in one of the scenario's threads is about to call
+        *callee*, an instance of a C type blanket knows nothing of: in an
+        exploration, a gap, named once per type and place (what the C code
+        does is watched by nobody: ``functools.lru_cache``'s wrapper looks
+        its cache up, calls the function, stores the result, and two
+        threads can both miss)."""
+        transitive = self.transitive
+        if transitive is None:
+            return
+        frame = sys._getframe(1)
+        while frame.f_code.co_filename.startswith(BLANKET_FOLDER):
+            frame = frame.f_back
+        kind = type(callee)
+        named = f"{kind.__module__}.{kind.__qualname__}"
+        try:  # (the function an lru_cache wraps, as a C callable names itself)
+            wrapped = object.__getattribute__(callee, "__qualname__")
+        except AttributeError:
+            wrapped = None
+        if isinstance(wrapped, str):
+            named += f" of {wrapped}"
+        place = f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
+        transitive.notes.setdefault(
+            f"{kind.__module__}.{kind.__qualname__} {place}",
+            f"C callable {named} called at {place}: what its C code does (its own state, "
+            "what it reads and changes, the Python code it calls back) is not watched")
+
     # (typeguard stays off it: its check of *target* would ask the object
     # itself, whose own __getattribute__ may be watched code that parks here.)
     @typing.no_type_check
