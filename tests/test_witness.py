@@ -10,6 +10,7 @@ from __future__ import annotations
 import _thread
 import copy
 import functools
+import operator
 import sys
 import threading
 import unittest
@@ -21,7 +22,8 @@ from unittest import mock
 
 import blanket
 from blanket import Scenario
-from blanket.exploration import monitor, witness
+from blanket.exploration import monitor, sites, witness
+from blanket.exploration.unseen import Unseen
 from blanket.exploration.watch import Transitive
 
 from .support import quiet_thread_errors
@@ -32,7 +34,7 @@ WITNESSED = "(seen by the witness: the watch neither watched nor named it)"
 
 # -- (a) functools.lru_cache: C code around the function's body ------------------------
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def made(key: int) -> object:
     """One object per key (so lru_cache promises, and breaks with threads)."""
     return object()
@@ -91,6 +93,34 @@ class LruCache(unittest.TestCase):
         self.assertFalse(any(result.exhausted), result)
         self.assertTrue(any("functools._lru_cache_wrapper of made" in note
                             for note in result.unseen), result.unseen)
+
+    def test_any_c_callable_blanket_does_not_know_is_named(self) -> None:
+        class Named:
+            """What lru_cache wraps: its __qualname__ (copied) is no str."""
+
+            def __init__(self) -> None:
+                self.__qualname__ = 7
+
+            def __call__(self) -> int:
+                return 0
+        first, cached = operator.itemgetter(0), functools.lru_cache(Named())
+
+        def setup(scenario: Scenario) -> None:
+            def worker() -> None:
+                first([1])
+                cached()
+            scenario.thread(worker)
+        result = explore(setup)
+        self.assertFalse(result.exhausted, result)
+        self.assertEqual([note.partition(" called at ")[0] for note in result.unseen],
+                         ["C callable operator.itemgetter",
+                          "C callable functools._lru_cache_wrapper"])
+
+    def test_outside_an_exploration_nothing_is_named(self) -> None:
+        self.assertIsNone(Scenario()._watch.opaque(made))  # (no exploration's rule)
+        self.assertIs(sites._opaque(made), made)  # (a thread that records nothing)
+        self.assertTrue(sites.opaque(made))
+        self.assertFalse(sites.opaque(functools.partial(made)))
 
     def test_known_c_callables_are_no_gap(self) -> None:
         def setup(scenario: Scenario) -> None:
@@ -204,7 +234,7 @@ def _weakref_callback(counted: Counted) -> None:
 
 def _descriptor(counted: Counted) -> None:
     holder = type("Holder", (), {"value": Described(counted)})()
-    getattr(holder, "value")
+    getattr(holder, "value")  # noqa: B009 - C code calls the descriptor
 
 
 #: Each way C code calls back into Python, with the calls it counts.
@@ -318,6 +348,10 @@ class Parts(unittest.TestCase):
         self.assertTrue(done.wait(BOUND))
         self.assertFalse(witness._own(frames[0]))
 
+    def test_blanket_s_own_code_is_not_the_thread_s(self) -> None:
+        frame = monitor.paused(sys._getframe, 0)  # (paused's frame)
+        self.assertFalse(witness._own(frame))
+
     def test_a_code_is_recorded_once(self) -> None:
         seen = witness.Witness()
         frame = sys._getframe()
@@ -332,6 +366,11 @@ class Parts(unittest.TestCase):
         self.assertEqual(len(frames), 1)
         self.assertTrue(seen.saw(frames[0]))  # (finalize's __call__: weakref's)
         self.assertEqual(seen.started, {})
+
+    def test_forgetting_without_a_witness(self) -> None:
+        unseen = Unseen()
+        unseen.forget()
+        self.assertEqual(unseen.notes, [])
 
     def test_a_gap_is_named_once_per_place(self) -> None:
         seen = witness.Witness()

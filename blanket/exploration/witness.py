@@ -177,11 +177,20 @@ def _traced(witness: Witness, call: Callable[..., Any], *args: Any, **kwargs: An
     previous: Any = sys.gettrace()
     saw, started = witness.saw, witness.started
 
-    @typing.no_type_check  # (typeguard stays off it: it runs at every call)
-    def trace(frame: types.FrameType, event: str, arg: Any) -> Any:
+    # (typeguard stays off it: it runs at every call; and no coverage
+    # measures a trace function, which the interpreter runs untraced)
+    @typing.no_type_check
+    def trace(frame: types.FrameType, event: str, arg: Any) -> Any:  # pragma: no cover
         if id(frame.f_code) not in started:
             saw(frame)
-        return None if previous is None else previous(frame, event, arg)
+        if previous is None:
+            return None
+        local = previous(frame, event, arg)
+        if sys.gettrace() is not trace:
+            # (coverage's tracer, written in C, called from Python puts
+            # itself back as the thread's trace function: the witness's again)
+            sys.settrace(trace)
+        return local
 
     sys.settrace(trace)
     try:
