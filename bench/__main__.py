@@ -92,6 +92,11 @@ FIGURES = [
            _value("watched_access"), "ns", 2000.0 if _FREE_THREADED else 1000.0),
     Figure("explore: 2 threads x 6 locked sections, exhausted (924 orders)",
            _value("sections_seconds"), "s", 3.0 if _FREE_THREADED else 2.0),
+    # Issue 30: the witness of "the whole space" (blanket.exploration.witness).
+    Figure("  the same without the witness",
+           _value("sections_unwitnessed_seconds"), "s", None),
+    Figure("  with the witness / without it",
+           _ratio("sections_seconds", "sections_unwitnessed_seconds"), "x", 1.25),
     Figure("  context: schedules per second, 2 x 6 locked sections (dfs)",
            _value("sections_per_second"), "/s", None),
     Figure("  context: schedules per second, 3 racing increments (dfs)",

@@ -11,6 +11,7 @@ by ``python -m bench`` itself, never in blanket 1.0's environment.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import types
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import blanket
-from blanket.exploration import rewrite, sites
+from blanket.exploration import rewrite, search, sites
 from blanket.exploration.tried import TRYING
 from tests import reach_cases
 
@@ -152,6 +153,15 @@ def trying_cost() -> float:
     return tried - untried
 
 
+def unwitnessed(setup: Callable[[blanket.Scenario], object]) -> float:
+    """Seconds the exploration of *setup* takes without the witness (see
+    blanket.exploration.witness): neither its hook nor its check."""
+    with unittest.mock.patch.object(search, "Witness", lambda monitored: None), \
+            unittest.mock.patch.object(search, "witnessing",
+                                       lambda: contextlib.nullcontext(False)):
+        return explored(setup)[0]
+
+
 def runs_to_reach(guided: bool) -> int:
     """The runs explore(reach=...) takes to reach the lines of
     ``tests/reach_cases.py``, all ten, *guided* or in the plain order
@@ -189,6 +199,7 @@ def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
         keep("sections_seconds", seconds)
         best["sections_count"] = count
         keep("sections_per_second", -count / seconds)
+        keep("sections_unwitnessed_seconds", unwitnessed(locked_sections(sections)))
         seconds, count = explored(_racy_counter)
         keep("racy_per_second", -count / seconds)
         seconds, count = explored(_racy_counter, strategy="random",

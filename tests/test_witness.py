@@ -103,18 +103,34 @@ class LruCache(unittest.TestCase):
 
             def __call__(self) -> int:
                 return 0
-        first, cached = operator.itemgetter(0), functools.lru_cache(Named())
+        cached = functools.lru_cache(Named())
 
         def setup(scenario: Scenario) -> None:
             def worker() -> None:
-                first([1])
+                float.fromhex.__call__("1")  # (a method-wrapper: known)
                 cached()
             scenario.thread(worker)
         result = explore(setup)
         self.assertFalse(result.exhausted, result)
         self.assertEqual([note.partition(" called at ")[0] for note in result.unseen],
-                         ["C callable operator.itemgetter",
-                          "C callable functools._lru_cache_wrapper"])
+                         ["C callable functools._lru_cache_wrapper"])
+
+    def test_operator_s_getters_access_their_argument(self) -> None:
+        def setup(scenario: Scenario) -> Callable[[], None]:
+            shared: list[int] = []
+
+            def reader() -> None:
+                if not operator.itemgetter(slice(None))(shared):
+                    operator.methodcaller("append", 1)(shared)
+            scenario.thread(reader)
+            scenario.thread(reader)
+
+            def invariant() -> None:
+                assert shared == [1], f"shared is {shared}"
+            return invariant
+        result = explore(setup)
+        self.assertEqual(result.unseen, [])
+        self.assertIn("shared is [1, 1]", failure_of(result).message)
 
     def test_outside_an_exploration_nothing_is_named(self) -> None:
         self.assertIsNone(Scenario()._watch.opaque(made))  # (no exploration's rule)

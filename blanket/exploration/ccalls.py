@@ -292,6 +292,12 @@ ARGUMENTS: dict[int, tuple[object, Any]] = {
 # The callables a call site looks at: C functions and methods, and classes.
 _C_CALLABLES = frozenset({types.BuiltinFunctionType, types.MethodWrapperType, type,
                           *_C_METHODS})
+#: The C types whose instances' calls access their first argument: how
+#: each records it (``operator.itemgetter(0)(x)`` reads ``x``;
+#: ``operator.methodcaller("append", 1)(x)`` may change it).
+CALLERS: dict[type, Any] = {operator.itemgetter: _whole(False),
+                            operator.attrgetter: _whole(False),
+                            operator.methodcaller: _whole(True)}
 
 
 class CallSite(Site):
@@ -312,8 +318,11 @@ class CallSite(Site):
                ) -> object:
         """What the call calls (``blanket.exploration.sites.call_target``'s
         answer), once a call into C code has recorded its access."""
-        if _type(callee) in _c:
+        kind = _type(callee)
+        if kind in _c:
             self._c_call(callee, first, second)
+        elif kind in CALLERS:
+            CALLERS[kind](self, first, second)
         return _target(callee)
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every access)

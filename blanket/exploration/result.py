@@ -116,7 +116,10 @@ class Exploration:
     runs: int = 0
     #: What the runs met that blanket does not schedule, so that their
     #: schedules are not every order of the program: threads started
-    #: outside blanket, real primitives used by the threads, blocking calls;
+    #: outside blanket, real primitives used by the threads, blocking calls,
+    #: C callables blanket knows nothing of, Python code the threads ran
+    #: that the watch neither watched nor named (seen by the witness, see
+    #: :mod:`blanket.exploration.witness`);
     #: each with where it happened, e.g. ``"real Lock used at cache.py:14"``;
     #: and for a shard of a depth-first search, data races met only below
     #: its split, where the other shards do not park.

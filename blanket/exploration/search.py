@@ -196,9 +196,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     in :attr:`Exploration.unseen`: it was not watched). A function first
     met running unwatched (called by C code: a property, a ``with`` block's
     ``__enter__``, a callback of ``sorted``) is watched from then on, and
-    the search restarts. Each race found makes its accesses steps of the
-    following runs (a new one restarts the search), and is listed on the
-    result. *races* is
+    the search restarts. A call of a C callable blanket knows nothing of
+    (``functools.lru_cache``'s wrapper: its cache is C code's) is named in
+    :attr:`Exploration.unseen`. A witness independent of the watching
+    (:mod:`blanket.exploration.witness`) sees the code the threads start
+    through a mechanism of its own: what the watch neither watched nor
+    named is named too, and the search does not say "the whole space".
+    Each race found makes its accesses steps of the following runs (a new
+    one restarts the search), and is listed on the result. *races* is
     ``"report"`` (that), ``"fail"`` (a race is also a failure) or ``"off"``
     (nothing watched: steps at calls on primitives only). What watched code
     makes with ``threading`` (threads, locks, ...) is the run's own

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import _thread
 import functools
+import operator
 import os
 import threading
 import types
@@ -171,7 +172,10 @@ FOLLOW: dict[type, Callable[[Any], object]] = {
     staticmethod: _unwrapped,
     # (weak references: a call reads the reference only; cmp_to_key's keys
     # keep the function, which the comparisons call, watched as it runs)
-    weakref.ref: _same, type(functools.cmp_to_key(min)): _same}
+    weakref.ref: _same, type(functools.cmp_to_key(min)): _same,
+    # (operator's getters and method callers: their calls are accesses of
+    # their argument, which blanket.exploration.ccalls's call sites record)
+    operator.itemgetter: _same, operator.attrgetter: _same, operator.methodcaller: _same}
 #: The C types whose callable instances are known: a subclass's are
 #: handled as theirs.
 _C_KNOWN = frozenset(FOLLOW)
