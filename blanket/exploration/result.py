@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from .races import Race
 from .reached import FileLines, Reach, summary
+from .tried import remark
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..scenario import Scenario
@@ -87,10 +88,7 @@ class Failure:
         # A deadlock's report says "deadlock: ..." itself: the kind once.
         said = self.message.startswith(f"{self.kind}: ")
         head = self.message if said else f"{self.kind}: {self.message}"
-        # (a test not tried says why in its comments, or said nothing)
-        tried = ("" if not self.checked or self.checked.startswith(("tried:", "not tried"))
-                 else f"\nthe written test: {self.checked}")
-        return f"{head}\nschedule:\n{steps}{tried}"
+        return f"{head}\nschedule:\n{steps}{remark(self.checked)}"
 
 
 @dataclass

@@ -72,7 +72,7 @@ from .result import Exploration, Failure, Setup
 from .run import Chooser, Run, run_once
 from .runners import Runners
 from .sites import Site
-from .tried import try_failure_test, try_reach_test, trying
+from .tried import try_failure_test, try_reach_test
 from .unseen import Unseen
 from .watch import Transitive
 
@@ -287,16 +287,13 @@ def _try_tests(result: Exploration, timeout: float) -> None:
     """Run the tests *result* carries as their user will, and say what they
     did (:mod:`blanket.exploration.tried`); in an interpreter that runs a
     written test for another, nothing is tried again."""
-    if trying():
-        return
-    bound = 30 + 6 * timeout  # the replay's waits are bounded by the timeout
     failure = result.failure
     if failure is not None:
         failure.checked, failure.source = try_failure_test(
-            failure.source, failure.kind, summary_of(failure.kind, failure.message), bound)
+            failure.source, failure.kind, summary_of(failure.kind, failure.message), timeout)
     for found in result.reached.values():
         if found is not None:
-            found.checked = try_reach_test(found.source, bound)
+            found.checked = try_reach_test(found.source, timeout)
 
 
 class _Exploring:

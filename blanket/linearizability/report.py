@@ -26,6 +26,7 @@ from typing import Any
 
 from ..exploration.reproduce import class_name, docstring, import_lines
 from ..exploration.result import Failure, Step
+from ..exploration.tried import remark
 from .history import History
 from .operations import Operation, describe
 from .scenarios import Workload
@@ -57,6 +58,11 @@ class LinearizabilityFailure:
     #: :data:`blanket.linearizability.check.MINIMIZE_TRIES`), smaller
     #: scenarios left untried; ``None`` when it tried them all.
     stopped: int | None = None
+    #: What running :attr:`source` as its user will (``python -m unittest``,
+    #: a fresh interpreter) showed, as :attr:`Failure.checked
+    #: <blanket.Failure.checked>` says it; a test that passed so is not
+    #: handed over: :attr:`source` is then a comment saying so.
+    checked: str = ""
 
     @property
     def table(self) -> str:
@@ -65,7 +71,8 @@ class LinearizabilityFailure:
 
     def __str__(self) -> str:
         steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
-        return (f"{self.kind}:\n{self.table}\nschedule:\n{steps}\n{self.explanation}")
+        return (f"{self.kind}:\n{self.table}\nschedule:\n{steps}\n{self.explanation}"
+                f"{remark(self.checked)}")
 
 
 def table(workload: Workload, history: History) -> str:
