@@ -102,7 +102,8 @@ class SmallSpaces(unittest.TestCase):
                 self.assertEqual(str(result).replace(f"{result.elapsed:.2f}", "T"),
                                  f"{strategy}: 2 distinct schedule(s), the whole space (a "
                                  "depth-first pass of 2 run(s) beside the samples ran every "
-                                 "order) in T s; no failure")
+                                 "order) in T s; no failure (no invariant was returned: "
+                                 "only an exception, a deadlock or a stall could fail)")
 
     def test_a_bound_on_preemptions_is_not_the_pass_s(self) -> None:
         # The samples keep to no bound: neither does the pass, whose end is
@@ -165,7 +166,8 @@ class BigSpaces(unittest.TestCase):
                 self.assertEqual((result.runs, result.depth_first_runs), (40, 20))
                 self.assertTrue(str(result).endswith(
                     "; how much of the space they cover is not known: a depth-first pass "
-                    "of 20 run(s) beside them did not end; no failure"), str(result))
+                    "of 20 run(s) beside them did not end; no failure (no invariant was "
+                    "returned: only an exception, a deadlock or a stall could fail)"), str(result))
 
     def test_the_same_seed_gives_the_same_samples(self) -> None:
         for strategy in SAMPLING:

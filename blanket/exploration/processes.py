@@ -229,6 +229,8 @@ def merge(parts: list[Exploration]) -> Exploration:
     merged = Exploration(first.strategy, max_preemptions=first.max_preemptions)
     merged.exhausted = all(part.exhausted for part in parts)
     merged.failure = next((part.failure for part in parts if part.failure is not None), None)
+    # Each shard ran the setup: what one could not check, none could.
+    merged.unchecked = first.unchecked
     for part in parts:
         merged.schedules += part.schedules
         merged.runs += part.runs

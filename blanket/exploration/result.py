@@ -138,6 +138,11 @@ class Exploration:
     #: With ``lines=True``, for each watched file (as steps name it), the
     #: lines the runs ran and those they did not.
     lines: dict[str, FileLines] = field(default_factory=dict)
+    #: When no failure was found: what could not have failed, if the setup
+    #: made that so. A setup that made no thread ran nothing; one that
+    #: returned no invariant judged no result (only a thread's exception, a
+    #: deadlock or a stall could fail). ``""`` otherwise.
+    unchecked: str = ""
 
     @property
     def count(self) -> int:
@@ -151,6 +156,8 @@ class Exploration:
 
     def __str__(self) -> str:
         found = "no failure" if self.failure is None else f"a failure: {self.failure}"
+        if self.failure is None and self.unchecked:
+            found += f" ({self.unchecked})"
         space = ""
         if self.exhausted:
             space = (", the whole space" if self.max_preemptions is None else

@@ -395,6 +395,8 @@ class _Searching:
         self.before = Snapshot()
         #: What orders the depth-first search's choices, if anything.
         self.guide: Guide | None = None
+        #: Whether a run made a thread, and whether one returned an invariant.
+        self.threads = self.judged = False
 
     @property
     def unknowable(self) -> bool:
@@ -420,6 +422,8 @@ class _Searching:
         :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`."""
         result = self.result
         result.runs += 1
+        self.threads = self.threads or bool(run.core.managed)
+        self.judged = self.judged or run.invariant is not None
         if mine and not run.redundant:
             schedules.append(run.marks())
         grown = unwatched = False
@@ -482,10 +486,24 @@ class _Searching:
                 f"{', '.join(dict.fromkeys(self.late))} met after the split, in this "
                 "shard's runs: the other shards do not park there")
         result.exhausted = result.exhausted and not result.unseen
+        result.unchecked = unchecked(self.threads, self.judged, self.races)
         result.elapsed = time.monotonic() - self.started
         if self.aim is not None:
             self.aim.finish(result)
         return result
+
+
+def unchecked(threads: bool, judged: bool, races: str) -> str:
+    """What a search's runs (its data races failing them or not, *races*)
+    could not have found, when some made threads (*threads*) and some
+    returned an invariant (*judged*): see :attr:`Exploration.unchecked`."""
+    if not threads:
+        return "the setup made no thread: nothing ran that could fail"
+    if not judged:
+        could = "an exception, a deadlock, a stall or a data race" if races == "fail" else (
+            "an exception, a deadlock or a stall")
+        return f"no invariant was returned: only {could} could fail"
+    return ""
 
 
 def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int | None

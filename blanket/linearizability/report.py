@@ -17,14 +17,13 @@ a name.
 
 from __future__ import annotations
 
-import re
 import sys
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..exploration.reproduce import class_name, docstring, import_lines
+from ..exploration.reproduce import class_name, docstring, identifier, import_lines
 from ..exploration.result import Failure, Step
 from ..exploration.tried import remark
 from .history import History
@@ -127,7 +126,7 @@ def _named(value: Any, fallback: str) -> tuple[str, list[str]]:
     qualname = getattr(value, "__qualname__", None)
     if not isinstance(qualname, str):
         qualname = None
-    name = re.sub(r"\W+", "_", (qualname or fallback).split(".")[-1]).strip("_") or fallback
+    name = identifier(qualname, fallback)
     return name, import_lines(value, name, qualname)
 
 
