@@ -427,6 +427,7 @@ def free_real(kind: str, lock: Any) -> None:
     if kind == "SemLock":  # only its holder can release it; given up on, it does
         return
     if kind == "SimpleQueue":  # a get woken as a put wakes it: None, a worker's "stop"
+        sleepers.put(lock)
         lock.put(None)
         return
     try:

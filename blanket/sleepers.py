@@ -11,6 +11,12 @@ only see it "running" until its bound ran out. The profile function of
 that is not blanket's; :mod:`blanket.progress` and :mod:`blanket.report`
 read what they kept: which lock a thread is acquiring and where, and who
 holds a plain ``Lock`` (an ``RLock`` names its owner itself).
+
+A queue's emptiness alone does not tell that its getters still sleep: from
+3.13 on a put hands its item straight to a thread asleep in the get, and
+the queue stays empty. So the puts seen into a queue while threads sleep
+in its get are counted (:data:`woken`), each until a get of the queue
+returns an item; while one is, its sleepers are not taken for asleep.
 """
 
 from __future__ import annotations
@@ -31,10 +37,18 @@ acquiring: dict[int, tuple[threading.Thread, str, Any, str]] = {}
 #: ``(lock, thread, where)``.
 holders: dict[int, tuple[Any, threading.Thread, str]] = {}
 
+#: The ``SimpleQueue`` s a put was seen into while threads slept in their
+#: get, by the queue's id: ``(queue, puts)``, the puts no get has taken
+#: the item of yet (each wakes a sleeper, which on 3.13 gets the item
+#: with the queue still empty).
+woken: dict[int, tuple[Any, int]] = {}
+_counting = _thread.allocate_lock()  # (a put and a get may count at once)
+
 #: The lock a ``multiprocessing.Lock`` or ``RLock`` is made of: threads of
 #: one process that share one sleep in it as in a ``threading`` lock.
 SEMLOCK: type | None = getattr(_multiprocessing, "SemLock", None)
 
+_GETS = frozenset({"get", "get_nowait"})
 _ACQUIRES = frozenset({"acquire", "acquire_lock", "__enter__"})
 _RELEASES = frozenset({"release", "release_lock", "__exit__"})
 _OWNER = re.compile(r"owner=(\d+)")
@@ -56,11 +70,38 @@ def real_call(kind: str, method: Any, where: str) -> None:
         holders.pop(id(lock), None)
 
 
+def put(work: queue.SimpleQueue[Any]) -> None:
+    """A thread is about to put into *work*: if threads sleep in its get,
+    one of them wakes with the item, perhaps before it is in the queue."""
+    if any(entry[2] is work for entry in list(acquiring.values())):
+        with _counting:
+            puts = woken[id(work)][1] if id(work) in woken else 0
+            woken[id(work)] = (work, puts + 1)
+
+
+def _taken(work: queue.SimpleQueue[Any]) -> None:
+    """A get returned an item of *work*: one put counted in :data:`woken`
+    is taken (the one it woke a sleeper with, or another)."""
+    with _counting:
+        if id(work) in woken:
+            puts = woken[id(work)][1]
+            if puts > 1:
+                woken[id(work)] = (work, puts - 1)
+            else:
+                del woken[id(work)]
+
+
 @typing.no_type_check  # (typeguard stays off it: it runs at every C return while acquiring)
-def real_return(method: Any) -> None:
-    """A builtin *method* the calling thread called returned (or raised):
-    if it is the acquire :func:`real_call` kept, the thread is no longer
-    acquiring, and holds the lock if it is locked and held by nobody known."""
+def real_return(method: Any, returned: bool = True) -> None:
+    """A builtin *method* the calling thread called returned (or, not
+    *returned*, raised): if it is the acquire :func:`real_call` kept, the
+    thread is no longer acquiring, and holds the lock if it is locked and
+    held by nobody known; if it is a get that returned an item of a queue
+    in :data:`woken`, one put there is taken."""
+    if woken and returned:
+        work = getattr(method, "__self__", None)
+        if type(work) is queue.SimpleQueue and method.__name__ in _GETS:
+            _taken(work)
     entry = acquiring.get(get_ident())
     if entry is None or getattr(method, "__self__", None) is not entry[2]:
         return
@@ -76,8 +117,8 @@ def held(lock: Any) -> bool:
     """Whether the real lock *lock* is held."""
     if type(lock) is _thread.RLock:
         return " count=0 " not in repr(lock)  # it tells only in its repr
-    if type(lock) is queue.SimpleQueue:  # a get sleeps while it is empty
-        return lock.empty()
+    if type(lock) is queue.SimpleQueue:  # a get sleeps while it is empty, and no put woke it
+        return lock.empty() and id(lock) not in woken
     if type(lock) is SEMLOCK:  # a multiprocessing Lock's or RLock's: taken at 0
         try:
             return bool(lock._get_value() == 0)  # type: ignore[attr-defined]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import _thread
 import concurrent.futures
 import queue
-import sys
 import threading
 import time
 import types
@@ -16,7 +15,7 @@ import unittest
 from collections.abc import Callable
 from typing import Any
 
-from blanket import Scenario, entry
+from blanket import Scenario, entry, progress, sleepers
 from blanket.exploration import sites
 from blanket.exploration.adopt import AdoptedThread
 from blanket.exploration.reproduce import replay
@@ -506,12 +505,11 @@ class ThreadPools(unittest.TestCase):
     asleep for good waiting for work in its SimpleQueue while no other
     thread can put. Before: a deadlock reported of this correct code (a try
     of a semaphore with a zero timeout slept for ever holding the pool's
-    global lock), then a stall (the worker unwatched, "running")."""
+    global lock), then a stall (the worker unwatched, "running"); then, on
+    3.13 and 3.13t, a deadlock again: shutdown's put handed its None
+    straight to the worker asleep in its get, the queue stayed empty, and
+    the worker was taken for asleep still while its join waited."""
 
-    @unittest.skipIf(sys.version_info >= (3, 13),
-                     "known: on 3.13 and 3.13t the search reports a deadlock of this correct "
-                     "code (the worker, woken by shutdown's put, is taken for asleep in its "
-                     "get, or parks at a read no option lets go); left for a later session")
     def test_correct_use_is_no_failure_and_the_blocking_get_is_named(self) -> None:
         result = explore(one_task, timeout=1.0)
         self.assertTrue(result.ok, result)
@@ -538,6 +536,53 @@ class ThreadPools(unittest.TestCase):
             work.put(1)
             unseen._uses(frame_in("/src/pool.py", line=9), "c_call", work.get)  # not empty
         self.assertEqual(unseen.notes, ["blocking call SimpleQueue.get at pool.py:7"])
+
+    def test_a_put_wakes_a_sleeper_of_the_queue_until_a_get_takes_an_item(self) -> None:
+        # Before: a thread asleep in the get of an empty queue was asleep
+        # for good whatever was put, but from 3.13 on a put hands its item
+        # straight to the sleeper, and the queue stays empty.
+        unseen, work = Unseen(), queue.SimpleQueue()  # type: ignore[var-annotated]
+        other = queue.SimpleQueue()  # type: ignore[var-annotated]
+        here = frame_in("/src/pool.py", line=7)
+        sleepers.acquiring[-1] = (threading.current_thread(), "SimpleQueue", work, "pool.py:7")
+        try:
+            with unchecked():
+                unseen._uses(here, "c_call", other.put)  # nobody sleeps in it
+                self.assertEqual(sleepers.woken, {})
+                self.assertTrue(sleepers.held(work))
+                unseen._uses(here, "c_call", work.put)
+                unseen._uses(here, "c_call", work.put_nowait)
+                self.assertEqual(sleepers.woken, {id(work): (work, 2)})
+                self.assertFalse(sleepers.held(work))  # empty, yet its sleepers wake
+                unseen._uses(here, "c_exception", work.get_nowait)  # it took nothing
+                unseen._uses(here, "c_return", other.get)  # not its get
+                unseen._uses(here, "c_return", work.put)  # not a get
+                self.assertEqual(sleepers.woken, {id(work): (work, 2)})
+                unseen._uses(here, "c_return", work.get)
+                self.assertEqual(sleepers.woken, {id(work): (work, 1)})
+                unseen._uses(here, "c_return", work.get_nowait)
+                self.assertEqual(sleepers.woken, {})
+                self.assertTrue(sleepers.held(work))  # asleep again
+                unseen._uses(here, "c_return", work.get)  # nothing counted: nothing taken
+                self.assertEqual(sleepers.woken, {})
+                del sleepers.acquiring[-1]
+                unseen._uses(here, "c_call", work.put)  # nobody acquiring anything
+                self.assertEqual(sleepers.woken, {})
+        finally:
+            sleepers.acquiring.pop(-1, None)
+            sleepers.woken.clear()
+
+    def test_the_wake_of_a_sleeper_given_up_on_is_counted(self) -> None:
+        # free_real's put of a None hands it to the sleeper (3.13) as any put.
+        work = queue.SimpleQueue()  # type: ignore[var-annotated]
+        sleepers.acquiring[-1] = (threading.current_thread(), "SimpleQueue", work, "pool.py:7")
+        try:
+            progress.free_real("SimpleQueue", work)
+            self.assertEqual(sleepers.woken, {id(work): (work, 1)})
+            self.assertIsNone(work.get_nowait())
+        finally:
+            sleepers.acquiring.pop(-1, None)
+            sleepers.woken.clear()
 
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()

@@ -67,6 +67,7 @@ _C_CALLS = {
          "thread started outside blanket by _thread.start_new_thread"),
 }
 _THREAD_START = id(_thread.start_new_thread)
+_PUTS = frozenset({"put", "put_nowait"})
 # The callables that are C code (a builtin, a C type's method).
 _C_CODE = frozenset({types.BuiltinFunctionType, types.MethodWrapperType,
                      types.MethodDescriptorType, types.WrapperDescriptorType})
@@ -185,9 +186,12 @@ class Unseen:
             if type(owner) is queue.SimpleQueue:
                 # A get of an empty queue sleeps until a put: named, and its
                 # thread is asleep for good while no other can put.
-                if arg.__name__ == "get" and owner.empty() and self._c_call(
+                name = arg.__name__
+                if name == "get" and owner.empty() and self._c_call(
                         frame, ("SimpleQueue.get", "blocking call SimpleQueue.get")):
                     sleepers.real_call("SimpleQueue", arg, _site(frame))
+                elif name in _PUTS and sleepers.acquiring:
+                    sleepers.put(owner)  # it wakes a sleeper there, if any
             elif kind is not None:
                 if self._c_call(frame, (kind, f"real {kind} used")):
                     # Who waits for and holds which real lock: the deadlock
@@ -208,8 +212,8 @@ class Unseen:
             if id(code) not in transitive.judged:
                 transitive.met(frame)  # Python code the run does not watch
             return id(code) in transitive.judged
-        elif sleepers.acquiring and event[0] == "c":  # c_return, c_exception
-            sleepers.real_return(arg)
+        elif (sleepers.acquiring or sleepers.woken) and event[0] == "c":  # c_return, c_exception
+            sleepers.real_return(arg, event == "c_return")
         return False
 
     def _c_call(self, frame: FrameType, noted: tuple[str, str]) -> bool:
