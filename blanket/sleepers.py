@@ -98,19 +98,19 @@ def real_return(method: Any, returned: bool = True) -> None:
     thread is no longer acquiring, and holds the lock if it is locked and
     held by nobody known; if it is a get that returned an item of a queue
     in :data:`woken`, one put there is taken."""
-    if woken and returned:
-        work = getattr(method, "__self__", None)
-        if type(work) is queue.SimpleQueue and method.__name__ in _GETS:
-            _taken(work)
+    owner = getattr(method, "__self__", None)
     entry = acquiring.get(get_ident())
-    if entry is None or getattr(method, "__self__", None) is not entry[2]:
-        return
-    del acquiring[get_ident()]
-    thread, kind, lock, where = entry
-    if kind in ("Lock", "SemLock") and held(lock):
-        known = holders.get(id(lock))
-        if known is None or not known[1].is_alive():
-            holders[id(lock)] = (lock, thread, where)
+    if entry is not None and owner is entry[2]:
+        del acquiring[get_ident()]
+        thread, kind, lock, where = entry
+        if kind in ("Lock", "SemLock") and held(lock):
+            known = holders.get(id(lock))
+            if known is None or not known[1].is_alive():
+                holders[id(lock)] = (lock, thread, where)
+    # Only then: with the put taken first, a thread that got its item would
+    # look asleep in the empty queue still, for a moment the scheduler may see.
+    if woken and returned and type(owner) is queue.SimpleQueue and method.__name__ in _GETS:
+        _taken(owner)
 
 
 def held(lock: Any) -> bool:

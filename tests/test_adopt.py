@@ -14,6 +14,7 @@ import types
 import unittest
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 from blanket import Scenario, entry, progress, sleepers
 from blanket.exploration import sites
@@ -570,6 +571,31 @@ class ThreadPools(unittest.TestCase):
                 self.assertEqual(sleepers.woken, {})
         finally:
             sleepers.acquiring.pop(-1, None)
+            sleepers.woken.clear()
+
+    def test_a_sleeper_that_got_its_item_is_no_longer_acquiring_before_the_put_is_taken(
+            self) -> None:
+        # Before: the put was taken first, and for a moment (seen on 3.13t,
+        # about a search in ten) the thread that got the item looked asleep
+        # still in the empty queue: a deadlock of the correct pool.
+        work = queue.SimpleQueue()  # type: ignore[var-annotated]
+        me = threading.get_ident()
+        sleepers.acquiring[me] = (threading.current_thread(), "SimpleQueue", work, "pool.py:7")
+        sleepers.put(work)
+        acquiring_when_taken: list[bool] = []
+        taken = sleepers._taken
+
+        def taking(taken_from: Any) -> None:
+            acquiring_when_taken.append(me in sleepers.acquiring)
+            taken(taken_from)
+
+        try:
+            with unchecked(), mock.patch.object(sleepers, "_taken", taking):
+                sleepers.real_return(work.get)
+            self.assertEqual(acquiring_when_taken, [False])
+            self.assertEqual(sleepers.woken, {})
+        finally:
+            sleepers.acquiring.pop(me, None)
             sleepers.woken.clear()
 
     def test_the_wake_of_a_sleeper_given_up_on_is_counted(self) -> None:
