@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import _thread
 import concurrent.futures
+import logging
 import queue
+import sys
 import threading
 import time
 import types
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
-from blanket import Scenario, entry, progress, sleepers
+from blanket import Abandoned, Scenario, entry, progress, quiet, sleepers
 from blanket.exploration import sites
 from blanket.exploration.adopt import AdoptedThread
 from blanket.exploration.reproduce import replay
@@ -512,12 +514,36 @@ class ThreadPools(unittest.TestCase):
     the worker was taken for asleep still while its join waited."""
 
     def test_correct_use_is_no_failure_and_the_blocking_get_is_named(self) -> None:
-        result = explore(one_task, timeout=1.0)
+        # (Before: the worker given up on at the end of a run cut short
+        # logged the Abandoned it caught, "Exception in worker" and its
+        # traceback, on stderr.)
+        logging.getLogger(quiet.POOL_LOGGER).removeFilter(quiet.not_given_up)
+        with self.assertNoLogs(quiet.POOL_LOGGER):
+            result = explore(one_task, timeout=1.0)
         self.assertTrue(result.ok, result)
         self.assertFalse(result.exhausted)
         self.assertTrue(any(note.startswith("blocking call SimpleQueue.get at thread.py:")
                             for note in result.unseen), result.unseen)
         self.assertGreater(result.count, 1)
+
+    def test_the_pool_s_logger_drops_what_a_worker_given_up_on_caught_only(self) -> None:
+        logger = logging.getLogger(quiet.POOL_LOGGER)
+        logger.removeFilter(quiet.not_given_up)
+        with mock.patch.dict(sys.modules, {"concurrent.futures": None}):
+            del sys.modules["concurrent.futures"]
+            quiet.quiet_pools()  # no pool can have been made: logging left alone
+        self.assertNotIn(quiet.not_given_up, logger.filters)
+        quiet.quiet_pools()  # (as when a thread is first given up on)
+        with self.assertLogs(logger) as logs:
+            for error in (Abandoned("given up"), ValueError("the code's own")):
+                try:
+                    raise error
+                except BaseException:
+                    logger.critical("Exception in worker", exc_info=True)
+            logger.critical("no exception")
+        self.assertEqual([(record.getMessage(), record.exc_info and record.exc_info[0])
+                          for record in logs.records],
+                         [("Exception in worker", ValueError), ("no exception", None)])
 
     def test_a_get_nothing_will_feed_is_stuck_and_woken_after(self) -> None:
         before = set(threading.enumerate())
