@@ -10,7 +10,11 @@ only see it "running" until its bound ran out. The profile function of
 :func:`real_return` of each call on a real lock the thread makes from code
 that is not blanket's; :mod:`blanket.progress` and :mod:`blanket.report`
 read what they kept: which lock a thread is acquiring and where, and who
-holds a plain ``Lock`` (an ``RLock`` names its owner itself).
+holds a plain ``Lock`` (an ``RLock`` names its owner itself). A
+``Thread.join`` with no timeout of a thread blanket did not start (one
+code not yet watched made) sleeps so too, in what the thread's end
+releases: it is told as a sleep of kind ``"Thread"``, whose holder is the
+thread joined.
 
 A queue's emptiness alone does not tell that its getters still sleep: from
 3.13 on a put hands its item straight to a thread asleep in the get, and
@@ -44,11 +48,17 @@ holders: dict[int, tuple[Any, threading.Thread, str]] = {}
 woken: dict[int, tuple[Any, int]] = {}
 _counting = _thread.allocate_lock()  # (a put and a get may count at once)
 
+#: The thread each real join with no timeout waits for, by the id of what
+#: its joiner sleeps in: the thread's ``_tstate_lock`` (3.11, 3.12), its
+#: ``_ThreadHandle`` (3.13); until the join returns.
+joining: dict[int, threading.Thread] = {}
+
 #: The lock a ``multiprocessing.Lock`` or ``RLock`` is made of: threads of
 #: one process that share one sleep in it as in a ``threading`` lock.
 SEMLOCK: type | None = getattr(_multiprocessing, "SemLock", None)
 
 _GETS = frozenset({"get", "get_nowait"})
+_TOLD_WHOLE = frozenset({"SimpleQueue", "Thread"})  # (only a get, a join, is told)
 _ACQUIRES = frozenset({"acquire", "acquire_lock", "__enter__"})
 _RELEASES = frozenset({"release", "release_lock", "__exit__"})
 _OWNER = re.compile(r"owner=(\d+)")
@@ -62,12 +72,22 @@ def real_call(kind: str, method: Any, where: str) -> None:
     if core is None:
         return
     lock, name = method.__self__, method.__name__
-    if name in _ACQUIRES or kind == "SimpleQueue":  # (only its get is told)
+    if name in _ACQUIRES or kind in _TOLD_WHOLE:
         acquiring[get_ident()] = (thread, kind, lock, where)
         with core.lock:  # the scheduler looks again: asleep for good, maybe
             core.changed()
     elif name in _RELEASES:
         holders.pop(id(lock), None)
+
+
+def real_join(method: Any, joined: threading.Thread, where: str) -> None:
+    """The calling thread of a scenario joins *joined*, with no timeout, at
+    *where*: it sleeps in *method*, a builtin bound to what the thread's
+    end releases, until the thread ends (it is acquiring that, kind
+    ``"Thread"``)."""
+    if getattr(threading.current_thread(), "_blanket_core", None) is not None:
+        joining[id(method.__self__)] = joined
+        real_call("Thread", method, where)
 
 
 def put(work: queue.SimpleQueue[Any]) -> None:
@@ -103,6 +123,8 @@ def real_return(method: Any, returned: bool = True) -> None:
     if entry is not None and owner is entry[2]:
         del acquiring[get_ident()]
         thread, kind, lock, where = entry
+        if kind == "Thread":
+            joining.pop(id(lock), None)
         if kind in ("Lock", "SemLock") and held(lock):
             known = holders.get(id(lock))
             if known is None or not known[1].is_alive():
@@ -114,7 +136,11 @@ def real_return(method: Any, returned: bool = True) -> None:
 
 
 def held(lock: Any) -> bool:
-    """Whether the real lock *lock* is held."""
+    """Whether the real lock *lock* is held (what a real join sleeps in:
+    whether its thread is alive)."""
+    joined = joining.get(id(lock))
+    if joined is not None:
+        return joined.is_alive()
     if type(lock) is _thread.RLock:
         return " count=0 " not in repr(lock)  # it tells only in its repr
     if type(lock) is queue.SimpleQueue:  # a get sleeps while it is empty, and no put woke it

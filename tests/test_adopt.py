@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
-from blanket import Abandoned, Scenario, entry, progress, quiet, sleepers
-from blanket.exploration import sites
+from blanket import Abandoned, Scenario, entry, progress, quiet, report, sleepers
+from blanket.exploration import sites, unseen
 from blanket.exploration.adopt import AdoptedThread
 from blanket.exploration.reproduce import replay
 from blanket.exploration.unseen import Unseen
@@ -635,6 +635,145 @@ class ThreadPools(unittest.TestCase):
         finally:
             sleepers.acquiring.pop(-1, None)
             sleepers.woken.clear()
+
+def joins_a_parked_thread(holding: bool) -> Callable[[Scenario], None]:
+    """A starts a thread of a subclass of Thread (not adopted: it runs
+    outside blanket) that takes a lock of the scenario, and joins it; with
+    *holding*, A holds the lock meanwhile: a deadlock."""
+    def setup(scenario: Scenario) -> None:
+        lock = scenario.Lock()
+
+        class Worker(threading.Thread):
+            def run(self) -> None:
+                with lock:
+                    pass
+
+        def main() -> None:
+            worker = Worker(name="W")
+            if holding:
+                with lock:
+                    worker.start()
+                    worker.join()  # (deadlock)
+            else:
+                worker.start()
+                worker.join()  # (join)
+
+        scenario.thread(main)
+    return setup
+
+
+def join_frame(code: Any, caller: str, local: dict[str, Any]) -> Any:
+    """A stand-in for threading's frame *code* (with *local* variables) of a
+    join called at *caller* (a file), through threading's own join."""
+    user = frame_in(caller, line=5)
+    join = types.SimpleNamespace(f_code=unseen._JOIN, f_back=user, f_lineno=1, f_locals={})
+    back = join if code is not unseen._JOIN else user
+    return types.SimpleNamespace(f_code=code, f_back=back, f_lineno=1, f_locals=local)
+
+
+class RealJoins(unittest.TestCase):
+    """A Thread.join with no timeout of a thread blanket did not start (one
+    the code made before its code was watched, as a pool's worker in the
+    first runs) sleeps until that thread ends: when it is parked, nothing
+    moves until the scheduler acts. Before: the joiner was taken for
+    running, and the run waited its bound out (twice, the first run of a
+    ThreadPoolExecutor's search) and said it stalled."""
+
+    def test_a_join_of_a_parked_thread_lets_the_scheduler_go_on(self) -> None:
+        result = explore(joins_a_parked_thread(False))
+        self.assertTrue(result.ok, result)
+        self.assertIn(f"blocking call Thread.join at {HERE}:{line_of('(join)')}", result.unseen)
+
+    def test_a_join_of_a_thread_waiting_for_the_joiner_is_a_deadlock(self) -> None:
+        result = explore(joins_a_parked_thread(True))
+        assert result.failure is not None, result
+        self.assertEqual(result.failure.kind, "deadlock", result.failure.message)
+        self.assertIn(f"deadlock: A holds Lock 1 and waits in Thread.join of W (at "
+                      f"{HERE}:{line_of('(deadlock)')}, outside blanket); W waits for Lock 1",
+                      result.failure.message)
+
+    def test_the_profile_tells_of_a_join_with_no_timeout_by_code_not_blanket_s(self) -> None:
+        joined, lock = threading.Thread(), threading.Lock()
+        tstate_wait = types.SimpleNamespace(co_filename=unseen._THREADING, co_name="wait",
+                                            co_qualname="wait")
+        shutdown = types.SimpleNamespace(co_filename=unseen._THREADING, co_name="_shutdown",
+                                         co_qualname="_shutdown")
+
+        class Handle:  # what 3.13's Thread.join sleeps in
+            def join(self, timeout: object = None) -> None:
+                """(never called)"""
+
+        handle, me = Handle(), threading.get_ident()
+        waits = [  # (the frame, the builtin, whether told)
+            (join_frame(tstate_wait, "/src/x.py", {"self": joined, "block": True,
+                                                   "timeout": -1}),
+             lock.acquire, True),
+            (join_frame(tstate_wait, "/src/x.py", {"self": joined, "block": True,
+                                                   "timeout": 0}),
+             lock.acquire, False),  # a timeout: it wakes by itself
+            (join_frame(tstate_wait, "/src/x.py", {"self": joined, "block": True,
+                                                   "timeout": -1}),
+             lock.release, False),  # not its sleep
+            (join_frame(unseen._JOIN, "/src/x.py", {"self": joined, "timeout": None}),
+             handle.join, True),
+            (join_frame(unseen._JOIN, "/src/x.py", {"self": joined, "timeout": 1}),
+             handle.join, False),
+            (join_frame(shutdown, "/src/x.py", {}), handle.join, False),  # not a join's
+            (join_frame(unseen._JOIN, unseen._THREADING, {"self": joined, "timeout": None}),
+             handle.join, False),  # threading's own, all the way
+            (join_frame(unseen._JOIN, unseen.BLANKET_FOLDER + "adopt.py",
+                        {"self": joined, "timeout": None}), handle.join, False),  # blanket's
+        ]
+        thread = threading.current_thread()
+        thread._blanket_core = Scenario()._core  # type: ignore[attr-defined]
+        told = []
+        try:
+            with unchecked(), mock.patch.object(unseen, "_TSTATE_WAIT", tstate_wait), \
+                    mock.patch.object(unseen, "_THREAD_HANDLE", Handle):
+                for frame, wait, _ in waits:
+                    unseen.Unseen()._uses(frame, "c_call", wait)
+                    told.append(me in sleepers.acquiring)
+                    if told[-1]:
+                        self.assertEqual(sleepers.acquiring[me],
+                                         (thread, "Thread", wait.__self__, "x.py:5"))
+                        self.assertIs(sleepers.joining[id(wait.__self__)], joined)
+                        sleepers.real_return(wait)
+                        self.assertEqual((sleepers.acquiring, sleepers.joining), ({}, {}))
+                thread._blanket_core.abandoned.add(thread)  # type: ignore[attr-defined]
+                unseen.Unseen()._uses(waits[0][0], "c_call", lock.acquire)  # it unwinds
+                self.assertEqual(sleepers.acquiring, {})
+        finally:
+            del thread._blanket_core  # type: ignore[attr-defined]
+            sleepers.acquiring.clear()
+            sleepers.joining.clear()
+        self.assertEqual(told, [expected for _, _, expected in waits])
+        sleepers.real_join(lock.acquire, joined, "x.py:5")  # not a scenario's thread
+        self.assertEqual((sleepers.acquiring, sleepers.joining), ({}, {}))
+
+    def test_a_joiner_sleeps_while_the_thread_joined_is_alive(self) -> None:
+        scenario = Scenario()
+        core = scenario._core
+        lock, release = threading.Lock(), threading.Event()
+        joined = threading.Thread(target=release.wait, args=(BOUND,))
+        joiner = threading.current_thread()
+        sleepers.joining[id(lock)] = joined
+        sleepers.acquiring[threading.get_ident()] = (joiner, "Thread", lock, "x.py:5")
+        try:
+            self.assertFalse(sleepers.held(lock))  # not started yet
+            joined.start()
+            self.assertTrue(sleepers.held(lock))
+            with core.lock:  # the thread joined is not the scenario's: not known
+                self.assertIsNone(progress._real_holder(core, "Thread", lock))
+            self.assertEqual(report.thread_status(core, joiner), "in Thread.join at x.py:5, "
+                             "outside blanket (only the thread's end wakes it)")
+            progress.free_real("Thread", lock)  # nothing to release: its end wakes it
+            self.assertFalse(lock.locked())
+        finally:
+            release.set()
+            joined.join(BOUND)
+            sleepers.acquiring.clear()
+            sleepers.joining.clear()
+
 
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()
