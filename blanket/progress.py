@@ -206,6 +206,9 @@ def _real_holder(core: ScenarioCore, kind: str, lock: Any) -> threading.Thread |
     by a twin's calls (blanket.exploration.realprims), an RLock's owner, or
     the acquire the profile function saw return (see blanket.sleepers)."""
     live_threads = live(core)
+    if kind == "Thread":  # a real join: the thread joined, till it ends
+        joined = sleepers.joining.get(id(lock))
+        return joined if joined in live_threads else None
     for primitive in list(core.primitives):
         if primitive._real is lock:
             for thread, counts in holdings(core).items():
@@ -287,6 +290,10 @@ def _wait_for(core: ScenarioCore) -> tuple[
                 if kind == "SimpleQueue":  # for a put, by no one in particular
                     waits[thread] = (f"waits in {sleepers.name(kind, lock)}.get (at {where}, "
                                      "outside blanket) for a put", None)
+                    continue
+                if kind == "Thread":
+                    waits[thread] = (f"waits in Thread.join of {holding.name} (at {where}, "
+                                     "outside blanket)", holding)
                     continue
                 waits[thread] = (f"waits for {sleepers.name(kind, lock)} (acquired at "
                                  f"{where}, outside blanket)", holding)
@@ -424,9 +431,12 @@ def free_real(kind: str, lock: Any) -> None:
     unless it was released meanwhile (on the free-threaded build a sleeper
     freed before may have gone on and given it back)."""
     sleepers.holders.pop(id(lock), None)
-    if kind == "SemLock":  # only its holder can release it; given up on, it does
+    if kind in ("SemLock", "Thread"):
+        # Only its holder can release it; given up on, it does. (A join:
+        # the thread joined, given up on too, unwinds and ends.)
         return
     if kind == "SimpleQueue":  # a get woken as a put wakes it: None, a worker's "stop"
+        sleepers.put(lock)
         lock.put(None)
         return
     try:
