@@ -188,6 +188,11 @@ class ScenarioCore:
         #: Called with the lock held and the parking call; returns the wakes
         #: to deliver as that thread sleeps, or None: the scheduler decides.
         self.on_settled: Callable[[Transaction], list[Parker] | None] | None = None
+        #: Called (lock held) every :data:`blanket.waiting.RUNNING_POLL`
+        #: seconds while the scheduler waits, or None: an exploration's run
+        #: looks for a thread spinning where it does not park (see
+        #: blanket.exploration.spins.FreeSpins).
+        self.look_at_running: Callable[[], None] | None = None
 
     # -- bookkeeping ------------------------------------------------------------
 

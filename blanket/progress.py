@@ -358,11 +358,14 @@ def give_up(core: ScenarioCore, cycle: list[threading.Thread], step: str,
     return DeadlockError(f"scenario {core.name!r}: {step} cannot go on; {why}", report)
 
 
-def stuck_report(core: ScenarioCore) -> str:
+def stuck_report(core: ScenarioCore, leave_out: Iterable[threading.Thread] = ()) -> str:
     """Why the live threads cannot go on, for a scenario where nothing can:
     the wait-for cycle first ("A holds Lock 1 and waits for Lock 2; B holds
-    Lock 2 and waits for Lock 1"), then every other stuck thread."""
+    Lock 2 and waits for Lock 1"), then every other stuck thread but those
+    of *leave_out* (said otherwise: threads spinning, say)."""
     held, waits = _wait_for(core)
+    for thread in leave_out:
+        waits.pop(thread, None)
     labels = {id(p): name_of(p) for p in core.primitives}
 
     def says(thread: threading.Thread) -> str:

@@ -158,6 +158,10 @@ def _failure(setup: Setup, run: Run) -> Failure:
     assert run.failure is not None
     kind, message = run.failure
     steps = tuple(run.steps)
+    if kind == "livelock" and run.spins.forced_from is not None:
+        # The turns the spinning threads took once nothing else could go:
+        # the replay's rule takes them alike (see blanket.exploration.spins).
+        steps = steps[:run.spins.forced_from]
     return Failure(kind, message, steps, reproduce(setup, steps, kind, message, run))
 
 
@@ -397,6 +401,8 @@ class _Searching:
         self.guide: Guide | None = None
         #: Whether a run made a thread, and whether one returned an invariant.
         self.threads = self.judged = False
+        #: The places threads spun at (see :mod:`blanket.exploration.spins`).
+        self.spun: set[str] = set()
 
     @property
     def unknowable(self) -> bool:
@@ -429,6 +435,7 @@ class _Searching:
         grown = unwatched = False
         if self.racy is not None:
             found, sites = run.races()
+            sites |= run.free_spins.sites  # where a thread spun: steps too
             # Code the run did not watch, watched from now on (in a shard too:
             # the other shards' runs meet it themselves where they run it).
             # What that code did (a lock it took) the run did not see: the
@@ -444,6 +451,14 @@ class _Searching:
                 self.late += sorted({site.place for site in new})
             if found and self.races == "fail" and run.failure is None:
                 run.failure = ("race", races_report(found))
+        for where, what in run.spins.noted.items():  # a reduction: say so
+            if where not in self.spun:
+                self.spun.add(where)
+                self.doubts.append(
+                    f"a thread spun at {where}, reading {what} again with nothing written "
+                    "since: it was let go again only once another thread changed something "
+                    "or none could go (a fair choice), so orders where it spins on first "
+                    "were not run")
         reached = self.aim is not None and self.aim.note(run, result, grown)
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
