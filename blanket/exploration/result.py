@@ -64,8 +64,9 @@ class Step:
 class Failure:
     """What went wrong in one run, and how to make it happen again."""
 
-    #: ``"invariant"``, ``"exception"``, ``"deadlock"``, ``"stall"`` or
-    #: ``"race"`` (with ``races="fail"``).
+    #: ``"invariant"``, ``"exception"``, ``"deadlock"``, ``"stall"``,
+    #: ``"livelock"`` (threads spinning on shared state, with data races
+    #: watched) or ``"race"`` (with ``races="fail"``).
     kind: str
     #: The error, the traceback or the deadlock report.
     message: str
