@@ -189,6 +189,33 @@ def busy_counting(scenario: Scenario) -> None:
 NEVER_SET_LINE = "tests/test_stalls_hardening.py:168"
 
 
+class Office:
+    """One ticket; ``left`` read, and written, with no lock."""
+
+    def __init__(self) -> None:
+        self.left = 1
+
+    def sell(self) -> None:
+        if self.left > 0:
+            self.left -= 1
+
+    def remaining(self) -> int:
+        return self.left
+
+
+def read_twice(scenario: Scenario) -> Callable[[], None]:
+    """A reads ``left`` twice at one line (two calls): no loop, and the
+    order where B sells between the two reads is one of the space's."""
+    office = Office()
+    seen: list[int] = []
+    scenario.thread(lambda: seen.extend((office.remaining(), office.remaining())))
+    scenario.thread(office.sell)
+
+    def invariant() -> None:
+        assert seen != [1, 0], "B sold between A's two reads"
+    return invariant
+
+
 class LivelockOrNotTest(unittest.TestCase):
     """Issue 31, 1 and 2: a livelock is reported at once, and only one."""
 
@@ -196,6 +223,18 @@ class LivelockOrNotTest(unittest.TestCase):
         result = bounded(tries_three_times)
         self.assertTrue(result.ok, result)
         self.assertTrue(result.races, result)  # its reads were steps
+
+    def test_a_thread_reading_the_same_twice_is_no_spinner(self) -> None:
+        # Withheld at its second read, A never read before and after B's
+        # sale: the failure was missed, and the verdict was not the whole
+        # space (the documented ticket office's remaining() twice).
+        result = bounded(read_twice, races="report")
+        failure = result.failure
+        assert failure is not None, result
+        self.assertIn("B sold between A's two reads", failure.message)
+        fixed = bounded(lambda scenario: (read_twice(scenario), None)[1], races="report")
+        self.assertTrue(fixed.exhausted, fixed)
+        self.assertEqual(fixed.unseen, [])
 
     def test_a_thread_busy_writing_is_no_spinner(self) -> None:
         result = bounded(busy_counting, timeout=60.0)

@@ -1,6 +1,6 @@
 """Spin loops in a run: a thread that parks again at a read of shared
-state it has read already, with nothing written and no call on a primitive
-let go since (by any thread), is *spinning*: letting it go again changes
+state it has read :data:`SPIN_AFTER` times already, with nothing written and
+no call on a primitive let go since (by any thread), is *spinning*: letting it go again changes
 nothing, and a chooser that always lets the same thread go on (the
 depth-first search does, to spare preemptions) would let it spin for ever.
 
@@ -47,6 +47,13 @@ if TYPE_CHECKING:  # pragma: no cover
 SPIN_READS = 2000
 
 
+#: How many times a thread reads the same again, nothing changed, before
+#: it is taken to spin: one read again is no loop (a method called twice, a
+#: check made twice), and withholding it would leave out the orders where
+#: another thread changes what it reads in between.
+SPIN_AFTER = 2
+
+
 #: How many times in a row a thread may read the same again, nothing
 #: changed, once only spinning threads are left, before the run calls it a
 #: livelock: a loop that tries a few times and gives up gets out first.
@@ -86,7 +93,8 @@ class Spins:
         is withheld until something changes."""
         read = self._read(tx)
         reads = self._reads.get(thread)
-        if read is None or reads is None or reads[0] != self.changes or read not in reads[1]:
+        if (read is None or reads is None or reads[0] != self.changes or read not in reads[1]
+                or reads[2][0] < SPIN_AFTER):
             return False
         self.withheld[thread] = tx
         self.noted.setdefault(str(read[1]), str(read[0]))
