@@ -169,6 +169,28 @@ class BigSpaces(unittest.TestCase):
                     "of 20 run(s) beside them did not end; no failure (no invariant was "
                     "returned: only an exception, a deadlock or a stall could fail)"), str(result))
 
+    def test_a_depth_first_search_stopped_by_its_budget_says_so(self) -> None:
+        result = explore(many_orders, max_schedules=3)
+        self.assertFalse(result.exhausted)
+        self.assertEqual(result.count, 3)
+        self.assertEqual(result.stopped, "max_schedules=3")
+        self.assertIn(" s; stopped by max_schedules=3 with orders left; no failure",
+                      str(result))
+        together = explore(many_orders, max_schedules=3, processes=2)
+        self.assertEqual(together.stopped, "max_schedules=3")
+
+    def test_a_search_that_ends_before_its_budget_was_not_stopped(self) -> None:
+        for strategy in ("dfs", *SAMPLING):
+            with self.subTest(strategy):
+                result = explore(two_orders, strategy=strategy)
+                self.assertTrue(result.exhausted)
+                self.assertEqual(result.stopped, "")
+                self.assertNotIn("stopped by", str(result))
+
+    def test_the_samples_say_what_ended_them(self) -> None:
+        result = explore(many_orders, strategy="random", max_schedules=5)
+        self.assertEqual(result.stopped, "max_schedules=5")
+
     def test_the_same_seed_gives_the_same_samples(self) -> None:
         for strategy in SAMPLING:
             with self.subTest(strategy):

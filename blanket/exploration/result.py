@@ -144,6 +144,10 @@ class Exploration:
     #: returned no invariant judged no result (only a thread's exception, a
     #: deadlock or a stall could fail). ``""`` otherwise.
     unchecked: str = ""
+    #: The budget that ended the search while orders were left, as it was
+    #: given (``"max_schedules=10000"``); ``""`` when the search ended
+    #: otherwise (its space run, a failure found, a line reached).
+    stopped: str = ""
 
     @property
     def count(self) -> int:
@@ -172,6 +176,8 @@ class Exploration:
             unseen = ("; how much of the space they cover is not known: a depth-first "
                       f"pass of {self.depth_first_runs} run(s) beside them did not end")
         races = f", {len(self.races)} data race(s)" if self.races else ""
+        if self.stopped and self.strategy == "dfs":
+            unseen = f"; stopped by {self.stopped} with orders left{unseen}"
         return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
                 f"{self.elapsed:.2f} s{unseen}; {found}"
                 f"{summary(self.reached, self.exhausted, self.max_preemptions)}")

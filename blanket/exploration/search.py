@@ -540,6 +540,7 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
         elif went == ENDED:
             result.exhausted = True
             return
+    result.stopped = f"max_schedules={max_schedules}"
 
 
 def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
@@ -584,3 +585,4 @@ def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
             result.schedules[:] = passed
             result.exhausted = True
             return
+    result.stopped = f"max_schedules={max_schedules}"
