@@ -34,6 +34,7 @@ from .gate import label
 from .holdback import interrupts_held_back
 from .log import Log
 from .parking import Parker, deliver_all
+from .quiet import quiet_pools
 from .report import format_report
 from .states import State
 from .transaction import CallSpec, Transaction
@@ -187,6 +188,11 @@ class ScenarioCore:
         #: Called with the lock held and the parking call; returns the wakes
         #: to deliver as that thread sleeps, or None: the scheduler decides.
         self.on_settled: Callable[[Transaction], list[Parker] | None] | None = None
+        #: Called (lock held) every :data:`blanket.waiting.RUNNING_POLL`
+        #: seconds while the scheduler waits, or None: an exploration's run
+        #: looks for a thread spinning where it does not park (see
+        #: blanket.exploration.spins.FreeSpins).
+        self.look_at_running: Callable[[], None] | None = None
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -361,6 +367,7 @@ class ScenarioCore:
     def check_abandoned(self, thread: threading.Thread) -> None:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""
         if thread in self.abandoned:
+            quiet_pools()  # a pool's worker logs what it catches
             raise Abandoned(f"thread {thread.name!r} was abandoned by the scheduler")
 
     def current(self, primitive: object, name: str) -> Transaction | None:

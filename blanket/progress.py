@@ -206,6 +206,9 @@ def _real_holder(core: ScenarioCore, kind: str, lock: Any) -> threading.Thread |
     by a twin's calls (blanket.exploration.realprims), an RLock's owner, or
     the acquire the profile function saw return (see blanket.sleepers)."""
     live_threads = live(core)
+    if kind == "Thread":  # a real join: the thread joined, till it ends
+        joined = sleepers.joining.get(id(lock))
+        return joined if joined in live_threads else None
     for primitive in list(core.primitives):
         if primitive._real is lock:
             for thread, counts in holdings(core).items():
@@ -288,6 +291,10 @@ def _wait_for(core: ScenarioCore) -> tuple[
                     waits[thread] = (f"waits in {sleepers.name(kind, lock)}.get (at {where}, "
                                      "outside blanket) for a put", None)
                     continue
+                if kind == "Thread":
+                    waits[thread] = (f"waits in Thread.join of {holding.name} (at {where}, "
+                                     "outside blanket)", holding)
+                    continue
                 waits[thread] = (f"waits for {sleepers.name(kind, lock)} (acquired at "
                                  f"{where}, outside blanket)", holding)
             continue
@@ -351,11 +358,14 @@ def give_up(core: ScenarioCore, cycle: list[threading.Thread], step: str,
     return DeadlockError(f"scenario {core.name!r}: {step} cannot go on; {why}", report)
 
 
-def stuck_report(core: ScenarioCore) -> str:
+def stuck_report(core: ScenarioCore, leave_out: Iterable[threading.Thread] = ()) -> str:
     """Why the live threads cannot go on, for a scenario where nothing can:
     the wait-for cycle first ("A holds Lock 1 and waits for Lock 2; B holds
-    Lock 2 and waits for Lock 1"), then every other stuck thread."""
+    Lock 2 and waits for Lock 1"), then every other stuck thread but those
+    of *leave_out* (said otherwise: threads spinning, say)."""
     held, waits = _wait_for(core)
+    for thread in leave_out:
+        waits.pop(thread, None)
     labels = {id(p): name_of(p) for p in core.primitives}
 
     def says(thread: threading.Thread) -> str:
@@ -424,9 +434,12 @@ def free_real(kind: str, lock: Any) -> None:
     unless it was released meanwhile (on the free-threaded build a sleeper
     freed before may have gone on and given it back)."""
     sleepers.holders.pop(id(lock), None)
-    if kind == "SemLock":  # only its holder can release it; given up on, it does
+    if kind in ("SemLock", "Thread"):
+        # Only its holder can release it; given up on, it does. (A join:
+        # the thread joined, given up on too, unwinds and ends.)
         return
     if kind == "SimpleQueue":  # a get woken as a put wakes it: None, a worker's "stop"
+        sleepers.put(lock)
         lock.put(None)
         return
     try:

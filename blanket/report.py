@@ -45,6 +45,8 @@ def thread_status(core: ScenarioCore, thread: threading.Thread) -> str:
     acquiring = sleepers.acquiring.get(thread.ident or 0)
     if acquiring is not None and acquiring[0] is thread:
         _, kind, lock, where = acquiring
+        if kind == "Thread":
+            return f"in Thread.join at {where}, outside blanket (only the thread's end wakes it)"
         return (f"in {kind}.acquire of {sleepers.name(kind, lock)} at {where}, "
                 "outside blanket (only its release wakes it)")
     return "running, not inside a blanket call"

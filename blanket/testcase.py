@@ -33,9 +33,13 @@ from .threads import thread_names
 from .timeline import format_timeline
 from .transaction import Transaction
 
+# unittest leaves the frames of modules marked so out of a failure's
+# traceback, as it does its own: the test's line is shown, not this module's
+# hook around it (which would cut the traceback short above the test).
+__unittest = True
+
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
-
 
 
 class ScenarioTestCase(unittest.TestCase):

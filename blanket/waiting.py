@@ -29,6 +29,10 @@ if TYPE_CHECKING:  # pragma: no cover
 #: How often, in seconds, a wait looks again at a thread blanket did not
 #: start (nothing tells when such a thread ends).
 POLL_INTERVAL = 0.005
+#: How often, in seconds, a wait lets the scenario look at the threads
+#: running (:attr:`ScenarioCore.look_at_running
+#: <blanket.core.ScenarioCore.look_at_running>`), when it asks to.
+RUNNING_POLL = 0.05
 
 
 def wait(core: ScenarioCore, items: Iterable[tuple[object, Signaled]], timeout: float | None,
@@ -104,7 +108,12 @@ def wait_locked(core: ScenarioCore, pairs: list[tuple[object, Signaled]], timeou
                     f"signalled within {bound} s", core.report())
             if core.polled:
                 remaining = min(remaining, POLL_INTERVAL)
+            look = core.look_at_running
+            if look is not None:
+                remaining = min(remaining, RUNNING_POLL)
             parker.sleep(core.lock, remaining, core.deferred)
+            if look is not None:
+                look()
     finally:
         if parker is not None:
             core.watchers.remove(parker)

@@ -102,7 +102,8 @@ class SmallSpaces(unittest.TestCase):
                 self.assertEqual(str(result).replace(f"{result.elapsed:.2f}", "T"),
                                  f"{strategy}: 2 distinct schedule(s), the whole space (a "
                                  "depth-first pass of 2 run(s) beside the samples ran every "
-                                 "order) in T s; no failure")
+                                 "order) in T s; no failure (no invariant was returned: "
+                                 "only an exception, a deadlock or a stall could fail)")
 
     def test_a_bound_on_preemptions_is_not_the_pass_s(self) -> None:
         # The samples keep to no bound: neither does the pass, whose end is
@@ -165,7 +166,30 @@ class BigSpaces(unittest.TestCase):
                 self.assertEqual((result.runs, result.depth_first_runs), (40, 20))
                 self.assertTrue(str(result).endswith(
                     "; how much of the space they cover is not known: a depth-first pass "
-                    "of 20 run(s) beside them did not end; no failure"), str(result))
+                    "of 20 run(s) beside them did not end; no failure (no invariant was "
+                    "returned: only an exception, a deadlock or a stall could fail)"), str(result))
+
+    def test_a_depth_first_search_stopped_by_its_budget_says_so(self) -> None:
+        result = explore(many_orders, max_schedules=3)
+        self.assertFalse(result.exhausted)
+        self.assertEqual(result.count, 3)
+        self.assertEqual(result.stopped, "max_schedules=3")
+        self.assertIn(" s; stopped by max_schedules=3 with orders left; no failure",
+                      str(result))
+        together = explore(many_orders, max_schedules=3, processes=2)
+        self.assertEqual(together.stopped, "max_schedules=3")
+
+    def test_a_search_that_ends_before_its_budget_was_not_stopped(self) -> None:
+        for strategy in ("dfs", *SAMPLING):
+            with self.subTest(strategy):
+                result = explore(two_orders, strategy=strategy)
+                self.assertTrue(result.exhausted)
+                self.assertEqual(result.stopped, "")
+                self.assertNotIn("stopped by", str(result))
+
+    def test_the_samples_say_what_ended_them(self) -> None:
+        result = explore(many_orders, strategy="random", max_schedules=5)
+        self.assertEqual(result.stopped, "max_schedules=5")
 
     def test_the_same_seed_gives_the_same_samples(self) -> None:
         for strategy in SAMPLING:

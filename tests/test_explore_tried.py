@@ -16,6 +16,7 @@ import blanket
 from blanket import Scenario
 from blanket.exploration import tried
 
+from . import lin_structures
 from .test_explore import explore, failure_of
 
 #: How many times :func:`leaky` ran in this process.
@@ -169,6 +170,37 @@ class UntriedTests(unittest.TestCase):
             result = blanket.check_linearizable(Count, [blanket.Operation("add")])
         self.assertFalse(result.ok)
         run.assert_not_called()
+
+
+class LinearizabilityTests(unittest.TestCase):
+    """A linearizability check's failure carries a test of its own: it is
+    tried once, after the check, not once per exploration."""
+
+    def test_the_check_s_test_is_tried_once(self) -> None:
+        with unittest.mock.patch.object(tried.subprocess, "run", wraps=subprocess.run) as run:
+            result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                                lin_structures.COUNTER_OPERATIONS)
+        failure = result.failure
+        assert failure is not None
+        self.assertEqual(run.call_count, 1)
+        self.assertEqual(failure.checked, f"tried: the test fails as the search's run did "
+                         f"({tried.HOW})")
+        self.assertIn("from tests.lin_structures import UnlockedCounter", failure.source)
+        self.assertNotIn("the written test", str(failure))
+
+    def test_a_check_s_test_that_passes_is_not_handed_over(self) -> None:
+        passed = subprocess.CompletedProcess([], 0, "", "Ran 1 test\n\nOK\n")
+        with unittest.mock.patch.object(tried.subprocess, "run", return_value=passed):
+            result = blanket.check_linearizable(lin_structures.UnlockedCounter,
+                                                lin_structures.COUNTER_OPERATIONS)
+        failure = result.failure
+        assert failure is not None
+        self.assertTrue(failure.checked.startswith("the test written for it passed"),
+                        failure.checked)
+        self.assertTrue(failure.source.startswith("# blanket could not write a test that "
+                                                  "fails for this failure:"), failure.source)
+        self.assertIn("# The test it wrote, which passes:", failure.source)
+        self.assertTrue(str(failure).endswith(f"the written test: {failure.checked}"))
 
 
 class ReachTests(unittest.TestCase):

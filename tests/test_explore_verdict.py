@@ -200,6 +200,58 @@ def sections_and(extra: Any, *, times: int = 1) -> Any:
     return setup
 
 
+def no_thread(scenario: Scenario) -> Callable[[], None]:
+    scenario.Lock()
+
+    def invariant() -> None:
+        pass
+    return invariant
+
+
+def judged_sections(scenario: Scenario) -> Callable[[], None]:
+    two_sections(scenario)
+
+    def invariant() -> None:
+        pass
+    return invariant
+
+
+class WhatCouldFail(unittest.TestCase):
+    """A verdict that checked nothing says so (issue 33)."""
+
+    def test_a_setup_with_no_thread_ran_nothing(self) -> None:
+        result = explore(no_thread)
+        self.assertEqual(result.unchecked,
+                         "the setup made no thread: nothing ran that could fail")
+        self.assertTrue(str(result).endswith(f"; no failure ({result.unchecked})"), result)
+
+    def test_a_setup_with_no_invariant_could_fail_only_by_its_threads(self) -> None:
+        for races, could in (("off", "an exception, a deadlock or a stall"),
+                             ("fail", "an exception, a deadlock, a stall or a data race")):
+            with self.subTest(races=races):
+                result = explore(two_sections, races=races)
+                self.assertEqual(result.unchecked,
+                                 f"no invariant was returned: only {could} could fail")
+                self.assertIn(f"; no failure ({result.unchecked})", str(result))
+
+    def test_an_invariant_judged_the_runs(self) -> None:
+        result = explore(judged_sections)
+        self.assertEqual(result.unchecked, "")
+        self.assertTrue(str(result).endswith("; no failure"), result)
+
+    def test_a_failure_is_told_as_it_is(self) -> None:
+        def raises(scenario: Scenario) -> None:
+            scenario.thread(lambda: 1 / 0)
+        result = explore(raises)
+        self.assertIsNotNone(result.failure)
+        self.assertNotIn("no invariant was returned", str(result))
+
+    def test_every_process_of_a_search_says_it(self) -> None:
+        result = explore(two_sections, processes=2)
+        self.assertTrue(result.unchecked.startswith("no invariant was returned"),
+                        result.unchecked)
+
+
 class Verdict(unittest.TestCase):
     def assert_not_exhaustive(self, result: blanket.Exploration, *notes: str) -> None:
         self.assertTrue(result.ok, result)

@@ -57,6 +57,7 @@ class BuggyStructures(unittest.TestCase):
                 self.assertLessEqual(len(failure.workload.threads), 2)
                 self.assertTrue(all(len(ops) <= 2 for ops in failure.workload.threads))
                 self.assertIn("no order of the calls", str(failure))
+                self.assertTrue(failure.checked.startswith("tried:"), failure.checked)
                 self.assertIn(f"from tests.lin_structures import {make.__name__}",
                               failure.source)
                 for _ in range(10):

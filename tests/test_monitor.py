@@ -9,6 +9,7 @@ import queue
 import sys
 import time
 import unittest
+from typing import Any
 from unittest import mock
 
 import blanket
@@ -104,6 +105,32 @@ class Monitoring(unittest.TestCase):
         missing = sys.monitoring.MISSING  # type: ignore[attr-defined,unused-ignore]
         self.assertIs(monitor._builtin(print, missing), print)  # a builtin function
         self.assertIsNone(monitor._builtin(sleeps, None))  # Python code: its own "call" comes
+
+    def test_a_builtin_that_raised_is_told_apart_from_one_that_returned(self) -> None:
+        # Before: both came as "c_return", and a get_nowait of an empty
+        # queue would have counted as taking an item (blanket.sleepers).
+        jobs: queue.SimpleQueue[int] = queue.SimpleQueue()
+        events: list[tuple[str, str, str]] = []
+
+        def hook(frame: Any, event: str, arg: Any) -> bool:
+            if event != "call" and getattr(arg, "__self__", None) is jobs:
+                events.append((event, arg.__name__, frame.f_code.co_name))
+            return False
+
+        def calls() -> None:
+            jobs.put(1)
+            jobs.get_nowait()
+            try:
+                jobs.get_nowait()
+            except queue.Empty:
+                pass
+
+        with monitor.monitoring():
+            monitor.watching(hook, calls)
+        self.assertEqual(events, [
+            ("c_call", "put", "calls"), ("c_return", "put", "calls"),
+            ("c_call", "get_nowait", "calls"), ("c_return", "get_nowait", "calls"),
+            ("c_call", "get_nowait", "calls"), ("c_exception", "get_nowait", "calls")])
 
     def test_blanket_s_own_code_is_never_handed_to_the_profile_function(self) -> None:
         # Its events are turned off where they fire: the saving (a seventh of

@@ -172,6 +172,25 @@ class GeneratedSource(unittest.TestCase):
         self.assertIn("        self.replay(local_setup, [])\n", source)
         self.assertIn("never holds", only_problem(replay(source, local_setup=local_setup)))
 
+    def test_a_lambda_is_called_setup_in_valid_python(self) -> None:
+        failure = failure_of(lambda scenario: broken_invariant(scenario))
+        source = failure.source
+        compile(source, "test_written.py", "exec")  # no "self.replay(lambda, [...])"
+        self.assertIn("# GeneratedSource.test_a_lambda_is_called_setup_in_valid_python.<locals>"
+                      ".<lambda> is not importable: define it at module level as setup, then\n"
+                      f"# from {__name__} import setup\n", source)
+        self.assertIn("        self.replay(setup, [])\n", source)
+        self.assertIn("never holds", only_problem(replay(source, setup=broken_invariant)))
+
+    def test_a_linearizability_check_of_a_lambda_writes_valid_python(self) -> None:
+        from . import lin_structures
+
+        result = blanket.check_linearizable(lambda: lin_structures.UnlockedCounter(),
+                                            lin_structures.COUNTER_OPERATIONS)
+        assert result.failure is not None
+        compile(result.failure.source, "test_written.py", "exec")
+        self.assertIn("workload.setup(make", result.failure.source)
+
     def test_a_setup_without_a_qualified_name(self) -> None:
         class Setup:
             """A callable object: no __qualname__ of its own."""

@@ -553,3 +553,21 @@ class Timeline(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Tracebacks(unittest.TestCase):
+    """A failing test's traceback shows the test's own line, under
+    unittest as under pytest (issue 33): not only blanket's hook around it."""
+
+    def test_the_failing_line_of_the_test_is_shown(self) -> None:
+        class Failing(blanket.ScenarioTestCase):
+            def test_it(self) -> None:
+                self.scenario.Lock()
+                self.assertEqual(1, 2)  # the user's line
+
+        result = unittest.TestResult()
+        Failing("test_it").run(result)
+        [(_, report)] = result.failures
+        self.assertIn("self.assertEqual(1, 2)  # the user's line", report)
+        self.assertIn(", in test_it\n", report)
+        self.assertNotIn("blanket/testcase.py", report)

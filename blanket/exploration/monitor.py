@@ -11,7 +11,7 @@ says it has nothing more to do with). While an exploration runs
 (:func:`monitoring`) the events go to the profile function of the thread
 they happen in (:func:`watching`), as the legacy profile would give them:
 ``"call"`` when Python code starts or resumes, ``"c_call"`` with the bound
-builtin, and ``"c_return"`` (also for a builtin that raised). The profile
+builtin, and ``"c_return"`` or ``"c_exception"`` (a builtin that raised). The profile
 function returns true for a call it will never have anything to do with,
 and the event is turned off there.
 
@@ -145,12 +145,25 @@ def _called(code: types.CodeType, offset: int, callee: Any, first: Any) -> objec
 
 @typing.no_type_check  # pragma: no cover - Python 3.12 on (make matrix runs it)
 def _returned(code: types.CodeType, offset: int, callee: Any, first: Any) -> None:
+    _ended(code, callee, first, "c_return")
+
+
+@typing.no_type_check  # pragma: no cover - Python 3.12 on (make matrix runs it)
+def _raised(code: types.CodeType, offset: int, callee: Any, first: Any) -> None:
+    # Told apart from a return: a get_nowait of an empty queue that raised
+    # took no item from it (blanket.sleepers).
+    _ended(code, callee, first, "c_exception")
+
+
+@typing.no_type_check  # pragma: no cover - Python 3.12 on (make matrix runs it)
+def _ended(code: types.CodeType, callee: Any, first: Any, event: str) -> None:
+    """Tell the hook that a builtin returned or raised (*event*)."""
     # (Turned off with its call, but for the call that turned it off.)
     hook = _local.hook
     if hook is not None and not code.co_filename.startswith(BLANKET_FOLDER):
         builtin = _builtin(callee, first)
         if builtin is not None:
-            hook(sys._getframe(1), "c_return", builtin)
+            hook(sys._getframe(2), event, builtin)  # (the frame the callback is for)
 
 
 @typing.no_type_check  # pragma: no cover - Python 3.12 on (make matrix runs it)
@@ -175,4 +188,4 @@ def _builtin(callee: Any, first: Any) -> Any:
 #: The callback of each event.
 _CALLBACKS: dict[str, Callable[..., object]] = {
     "PY_START": _started, "PY_RESUME": _started, "CALL": _called,
-    "C_RETURN": _returned, "C_RAISE": _returned}
+    "C_RETURN": _returned, "C_RAISE": _raised}

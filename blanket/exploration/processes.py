@@ -229,6 +229,9 @@ def merge(parts: list[Exploration]) -> Exploration:
     merged = Exploration(first.strategy, max_preemptions=first.max_preemptions)
     merged.exhausted = all(part.exhausted for part in parts)
     merged.failure = next((part.failure for part in parts if part.failure is not None), None)
+    # Each shard ran the setup: what one could not check, none could.
+    merged.unchecked = first.unchecked
+    merged.stopped = next((part.stopped for part in parts if part.stopped), "")
     for part in parts:
         merged.schedules += part.schedules
         merged.runs += part.runs

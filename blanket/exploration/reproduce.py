@@ -30,6 +30,7 @@ call asleep is run again with that call expired).
 
 from __future__ import annotations
 
+import keyword
 import re
 import sys
 from dataclasses import dataclass
@@ -188,6 +189,14 @@ class _Follow:
 
 # -- the test's source ----------------------------------------------------------------
 
+def identifier(qualname: str | None, fallback: str) -> str:
+    """The name a written test calls a thing by whose qualified name is
+    *qualname*: its last part, made an identifier; *fallback* when that is
+    no name Python allows (a lambda's would be the keyword ``lambda``)."""
+    name = re.sub(r"\W+", "_", (qualname or fallback).split(".")[-1]).strip("_")
+    return name if name.isidentifier() and not keyword.iskeyword(name) else fallback
+
+
 def class_name(name: str) -> str:
     """The generated test case's name for a setup called *name*."""
     words = re.findall(r"[A-Za-z0-9]+", name)
@@ -243,7 +252,8 @@ def import_lines(setup: Any, function: str, qualname: str | None,
         note = [f"# {function} is defined in {where}, run as a script: its folder must be",
                 "# on sys.path, and its top level guarded by if __name__ == '__main__'."]
     if "<" in qualname or "." in qualname:
-        return [f"# {qualname} is not importable: define it at module level, then",
+        return [f"# {qualname} is not importable: define it at module level"
+                f"{'' if qualname.endswith('.' + function) else f' as {function}'}, then",
                 f"# from {module} import {function}"]
     if loaded is None or vars(loaded).get(qualname) is not setup:
         # Defined where no module holds it by that name: in a doctest (whose
@@ -262,7 +272,7 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
     qualname = getattr(setup, "__qualname__", None)
     if not isinstance(qualname, str):
         qualname = None
-    function = re.sub(r"\W+", "_", (qualname or "setup").split(".")[-1]).strip("_") or "setup"
+    function = identifier(qualname, "setup")
     summary = summary_of(kind, message)
     about = ([f"It fails if {reached} no longer runs: the steps are let go while the",
               "calls match them, then the threads finish."] if reached is not None else

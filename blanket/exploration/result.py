@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from .races import Race
 from .reached import FileLines, Reach, summary
+from .tried import remark
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..scenario import Scenario
@@ -63,8 +64,9 @@ class Step:
 class Failure:
     """What went wrong in one run, and how to make it happen again."""
 
-    #: ``"invariant"``, ``"exception"``, ``"deadlock"``, ``"stall"`` or
-    #: ``"race"`` (with ``races="fail"``).
+    #: ``"invariant"``, ``"exception"``, ``"deadlock"``, ``"stall"``,
+    #: ``"livelock"`` (threads spinning on shared state, with data races
+    #: watched) or ``"race"`` (with ``races="fail"``).
     kind: str
     #: The error, the traceback or the deadlock report.
     message: str
@@ -87,10 +89,7 @@ class Failure:
         # A deadlock's report says "deadlock: ..." itself: the kind once.
         said = self.message.startswith(f"{self.kind}: ")
         head = self.message if said else f"{self.kind}: {self.message}"
-        # (a test not tried says why in its comments, or said nothing)
-        tried = ("" if not self.checked or self.checked.startswith(("tried:", "not tried"))
-                 else f"\nthe written test: {self.checked}")
-        return f"{head}\nschedule:\n{steps}{tried}"
+        return f"{head}\nschedule:\n{steps}{remark(self.checked)}"
 
 
 @dataclass
@@ -143,6 +142,15 @@ class Exploration:
     #: With ``lines=True``, for each watched file (as steps name it), the
     #: lines the runs ran and those they did not.
     lines: dict[str, FileLines] = field(default_factory=dict)
+    #: When no failure was found: what could not have failed, if the setup
+    #: made that so. A setup that made no thread ran nothing; one that
+    #: returned no invariant judged no result (only a thread's exception, a
+    #: deadlock or a stall could fail). ``""`` otherwise.
+    unchecked: str = ""
+    #: The budget that ended the search while orders were left, as it was
+    #: given (``"max_schedules=10000"``); ``""`` when the search ended
+    #: otherwise (its space run, a failure found, a line reached).
+    stopped: str = ""
 
     @property
     def count(self) -> int:
@@ -156,6 +164,8 @@ class Exploration:
 
     def __str__(self) -> str:
         found = "no failure" if self.failure is None else f"a failure: {self.failure}"
+        if self.failure is None and self.unchecked:
+            found += f" ({self.unchecked})"
         space = ""
         if self.exhausted:
             space = (", the whole space" if self.max_preemptions is None else
@@ -169,6 +179,8 @@ class Exploration:
             unseen = ("; how much of the space they cover is not known: a depth-first "
                       f"pass of {self.depth_first_runs} run(s) beside them did not end")
         races = f", {len(self.races)} data race(s)" if self.races else ""
+        if self.stopped and self.strategy == "dfs":
+            unseen = f"; stopped by {self.stopped} with orders left{unseen}"
         return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
                 f"{self.elapsed:.2f} s{unseen}; {found}"
                 f"{summary(self.reached, self.exhausted, self.max_preemptions)}")

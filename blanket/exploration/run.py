@@ -41,6 +41,7 @@ from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
 from .sites import BLANKET_FOLDER, module_path
+from .spins import FreeSpins, Spins
 from .unseen import Unseen
 from .watch import Transitive
 
@@ -184,6 +185,14 @@ class Run:
         self.keys: dict[Transaction, str] = {}
         #: Picks the option to take at each depth (None: cut the run short).
         self.choose = choose
+        #: The threads spinning on shared state, withheld (see
+        #: :mod:`blanket.exploration.spins`).
+        self.spins = Spins(self.watch)
+        #: The threads spinning where they do not park, looked at while the
+        #: run waits (where something is watched).
+        self.free_spins = FreeSpins(self.core, self.watch)
+        if racy is not None:
+            self.core.look_at_running = self.free_spins.look
         #: The number of steps let go so far.
         self.depth = 0
         #: The step let go and not yet settled: its option, what it says of
@@ -262,7 +271,8 @@ class Run:
 
     def _options(self) -> list[Option]:
         """The calls that can be let go now (lock held, everything settled)."""
-        keys, pending, options = self.keys, {}, []
+        keys, pending, options, spins = self.keys, {}, [], self.spins
+        spins.withheld.clear()
         for tx in progress.parked(self.core):
             index = self._index(tx.thread)
             # (not keys.get: see the note at the top of blanket.core)
@@ -270,9 +280,17 @@ class Run:
             if key is None:
                 key = keys[tx] = key_of(tx)
             pending[index] = key
+            if spins.spinning(index, tx):  # let go once no other can change what it reads
+                continue
             for how in progress.ways(tx):
                 options.append(Option(index, key, tx, how))
         self.pending = pending
+        if not options and spins.withheld and spins.let_spin(self.depth):
+            # Only spinning threads are left: a few turns more may get one
+            # out (a loop that tries a few times); if not, a livelock.
+            options = [Option(index, pending[index], tx)
+                       for index, tx in spins.withheld.items()]
+            spins.withheld.clear()
         return options
 
     def decide(self) -> tuple[list[Option], int | None]:
@@ -357,6 +375,7 @@ class Run:
         elif disregarded:
             tx.disregard()
             self.disregarded.add(tx)
+        self.spins.took(option.thread, tx)
         self.watch.epoch = len(self.trace)
         self.going = (option, what, expired, disregarded, before)
         self.depth += 1
@@ -378,12 +397,17 @@ class Run:
         """Nothing can be let go: tear down, and say what went wrong."""
         core = self.core
         with core.lock:
-            core.on_settled = None
+            core.on_settled = core.look_at_running = None
             remaining = progress.live(core)
             if any(tx in self.disregarded and tx.state is State.WAITING
                    for thread in remaining for tx in core.chain(thread)):
                 # Its timeout would have run out: the "expire" run covers this.
                 self.redundant = True
+            elif remaining and self.spins.withheld:  # only spinning threads were left
+                spinning = [tx.thread for tx in self.spins.withheld.values()]
+                others = progress.stuck_report(core, leave_out=spinning)
+                self.failure = ("livelock", self.spins.report() + (
+                    f"\nthe other threads: {others}" if others else ""))
             elif remaining:
                 self.failure = ("deadlock", progress.stuck_report(core))
             # A thread that raised is the first thing that went wrong: the
@@ -427,7 +451,7 @@ class Run:
         """Tear down a run stopped half-way (a stall)."""
         core = self.core
         with core.lock:
-            core.on_settled = None
+            core.on_settled = core.look_at_running = None
             progress.abandon(core, progress.live(core))
         try:
             self.scenario.__exit__(None, None, None)

@@ -72,7 +72,7 @@ from .result import Exploration, Failure, Setup
 from .run import Chooser, Run, run_once
 from .runners import Runners
 from .sites import Site
-from .tried import try_failure_test, try_reach_test, trying
+from .tried import try_failure_test, try_reach_test
 from .unseen import Unseen
 from .watch import Transitive
 from .witness import Witness, witnessing
@@ -159,6 +159,10 @@ def _failure(setup: Setup, run: Run) -> Failure:
     assert run.failure is not None
     kind, message = run.failure
     steps = tuple(run.steps)
+    if kind == "livelock" and run.spins.forced_from is not None:
+        # The turns the spinning threads took once nothing else could go:
+        # the replay's rule takes them alike (see blanket.exploration.spins).
+        steps = steps[:run.spins.forced_from]
     return Failure(kind, message, steps, reproduce(setup, steps, kind, message, run))
 
 
@@ -297,16 +301,13 @@ def _try_tests(result: Exploration, timeout: float) -> None:
     """Run the tests *result* carries as their user will, and say what they
     did (:mod:`blanket.exploration.tried`); in an interpreter that runs a
     written test for another, nothing is tried again."""
-    if trying():
-        return
-    bound = 30 + 6 * timeout  # the replay's waits are bounded by the timeout
     failure = result.failure
     if failure is not None:
         failure.checked, failure.source = try_failure_test(
-            failure.source, failure.kind, summary_of(failure.kind, failure.message), bound)
+            failure.source, failure.kind, summary_of(failure.kind, failure.message), timeout)
     for found in result.reached.values():
         if found is not None:
-            found.checked = try_reach_test(found.source, bound)
+            found.checked = try_reach_test(found.source, timeout)
 
 
 class _Exploring:
@@ -411,6 +412,10 @@ class _Searching:
         self.before = Snapshot()
         #: What orders the depth-first search's choices, if anything.
         self.guide: Guide | None = None
+        #: Whether a run made a thread, and whether one returned an invariant.
+        self.threads = self.judged = False
+        #: The places threads spun at (see :mod:`blanket.exploration.spins`).
+        self.spun: set[str] = set()
 
     @property
     def unknowable(self) -> bool:
@@ -436,11 +441,14 @@ class _Searching:
         :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`."""
         result = self.result
         result.runs += 1
+        self.threads = self.threads or bool(run.core.managed)
+        self.judged = self.judged or run.invariant is not None
         if mine and not run.redundant:
             schedules.append(run.marks())
         grown = unwatched = False
         if self.racy is not None:
             found, sites = run.races()
+            sites |= run.free_spins.sites  # where a thread spun: steps too
             # Code the run did not watch, watched from now on (in a shard too:
             # the other shards' runs meet it themselves where they run it).
             # What that code did (a lock it took) the run did not see: the
@@ -456,6 +464,14 @@ class _Searching:
                 self.late += sorted({site.place for site in new})
             if found and self.races == "fail" and run.failure is None:
                 run.failure = ("race", races_report(found))
+        for where, what in run.spins.noted.items():  # a reduction: say so
+            if where not in self.spun:
+                self.spun.add(where)
+                self.doubts.append(
+                    f"a thread spun at {where}, reading {what} again with nothing written "
+                    "since: it was let go again only once another thread changed something "
+                    "or none could go (a fair choice), so orders where it spins on first "
+                    "were not run")
         reached = self.aim is not None and self.aim.note(run, result, grown)
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":
@@ -502,10 +518,24 @@ class _Searching:
                 f"{', '.join(dict.fromkeys(self.late))} met after the split, in this "
                 "shard's runs: the other shards do not park there")
         result.exhausted = result.exhausted and not result.unseen
+        result.unchecked = unchecked(self.threads, self.judged, self.races)
         result.elapsed = time.monotonic() - self.started
         if self.aim is not None:
             self.aim.finish(result)
         return result
+
+
+def unchecked(threads: bool, judged: bool, races: str) -> str:
+    """What a search's runs (its data races failing them or not, *races*)
+    could not have found, when some made threads (*threads*) and some
+    returned an invariant (*judged*): see :attr:`Exploration.unchecked`."""
+    if not threads:
+        return "the setup made no thread: nothing ran that could fail"
+    if not judged:
+        could = "an exception, a deadlock, a stall or a data race" if races == "fail" else (
+            "an exception, a deadlock or a stall")
+        return f"no invariant was returned: only {could} could fail"
+    return ""
 
 
 def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int | None
@@ -527,6 +557,7 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
         elif went == ENDED:
             result.exhausted = True
             return
+    result.stopped = f"max_schedules={max_schedules}"
 
 
 def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
@@ -571,3 +602,4 @@ def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
             result.schedules[:] = passed
             result.exhausted = True
             return
+    result.stopped = f"max_schedules={max_schedules}"

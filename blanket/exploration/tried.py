@@ -116,11 +116,14 @@ def _quote(output: str) -> str:
     return "\n".join(f"#   {line}" for line in lines)
 
 
-def _run(source: str, bound: float) -> tuple[str | None, int | None, str]:
-    """Run the test *source* (see :func:`run_test`): why it did not run to
-    its end (no name to import its setup by, an import that failed in the
-    fresh interpreter - a setup defined in a doctest, say -, past its
-    *bound*), or ``None``; its exit status and what it printed."""
+def _run(source: str, timeout: float) -> tuple[str | None, int | None, str]:
+    """Run the test *source* (see :func:`run_test`) of a search whose waits
+    were bounded by *timeout* (so are the replay's: the test may run 30 s
+    and six of them): why it did not run to its end (no name to import its
+    setup by, an import that failed in the fresh interpreter - a setup
+    defined in a doctest, say -, past its bound), or ``None``; its exit
+    status and what it printed."""
+    bound = 30 + 6 * timeout
     if not importable(source):
         return ("not tried: the setup has no name a test can import it by (see the "
                 "test's comments)"), None, ""
@@ -135,11 +138,15 @@ def _run(source: str, bound: float) -> tuple[str | None, int | None, str]:
     return None, status, output
 
 
-def try_failure_test(source: str, kind: str, summary: str, bound: float) -> tuple[str, str]:
+def try_failure_test(source: str, kind: str, summary: str, timeout: float) -> tuple[str, str]:
     """Try the test *source* written for a failure of *kind* whose last line
-    is *summary*: what the try says, and the source to hand over (a
-    comment instead of a test that passes)."""
-    why, status, output = _run(source, bound)
+    is *summary*, found by a search whose waits were bounded by *timeout*:
+    what the try says, and the source to hand over (a comment instead of a
+    test that passes). Where :func:`trying` says so, nothing is tried: an
+    empty sentence and *source* as it is."""
+    if trying():
+        return "", source
+    why, status, output = _run(source, timeout)
     if why is not None:
         return why, source
     if status == 0:
@@ -155,10 +162,22 @@ def try_failure_test(source: str, kind: str, summary: str, bound: float) -> tupl
             f"failure the search found ({kind}: {summary}):\n{_quote(output)}"), source
 
 
-def try_reach_test(source: str, bound: float) -> str:
-    """Try the test *source* written for a line reached: what the try says
-    (it must pass)."""
-    why, status, output = _run(source, bound)
+def remark(checked: str) -> str:
+    """The line a failure's report ends with for what its written test did
+    when tried (*checked*): nothing when it failed as it should, was not
+    tried (its comments say why) or nothing was said."""
+    if not checked or checked.startswith(("tried:", "not tried")):
+        return ""
+    return f"\nthe written test: {checked}"
+
+
+def try_reach_test(source: str, timeout: float) -> str:
+    """Try the test *source* written for a line reached by a search whose
+    waits were bounded by *timeout*: what the try says (it must pass);
+    nothing where :func:`trying` says so."""
+    if trying():
+        return ""
+    why, status, output = _run(source, timeout)
     if why is not None:
         return why
     if status == 0:

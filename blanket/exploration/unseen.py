@@ -68,6 +68,14 @@ _C_CALLS = {
          "thread started outside blanket by _thread.start_new_thread"),
 }
 _THREAD_START = id(_thread.start_new_thread)
+# Where threading's Thread.join sleeps: 3.11 and 3.12 acquire the thread's
+# _tstate_lock in _wait_for_tstate_lock, 3.13 calls its _ThreadHandle's join
+# (these names, read in no other way, are the interpreters' own).
+_TSTATE_WAIT: Any = getattr(getattr(threading.Thread, "_wait_for_tstate_lock", None),
+                            "__code__", None)
+_JOIN = threading.Thread.join.__code__
+_THREAD_HANDLE: Any = getattr(_thread, "_ThreadHandle", None)
+_PUTS = frozenset({"put", "put_nowait"})
 # The callables that are C code (a builtin, a C type's method).
 _C_CODE = frozenset({types.BuiltinFunctionType, types.MethodWrapperType,
                      types.MethodDescriptorType, types.WrapperDescriptorType})
@@ -122,6 +130,27 @@ def _given_up() -> bool:
 
 def _site(frame: FrameType) -> str:
     return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+@typing.no_type_check  # (typeguard stays off it: a profile function calls it)
+def _join(frame: FrameType, wait: Any) -> None:
+    """*frame*, threading's, calls *wait* (a builtin): if it is the sleep of
+    a ``Thread.join`` with no timeout that code not blanket's called, the
+    joiner is asleep until the thread joined ends (told to
+    :func:`blanket.sleepers.real_join`): a thread blanket did not start
+    (one the code made before its code was watched) may be parked, and
+    nothing then moves until the scheduler acts."""
+    local = frame.f_locals
+    if frame.f_code is _TSTATE_WAIT:  # 3.11, 3.12: join -> _wait_for_tstate_lock
+        forever = local["block"] and local["timeout"] == -1 and wait.__name__ == "acquire"
+    else:  # 3.13: join -> _ThreadHandle.join
+        forever = frame.f_code is _JOIN and local["timeout"] is None
+    caller = frame.f_back
+    while caller is not None and caller.f_code.co_filename == _THREADING:
+        caller = caller.f_back
+    if forever and caller is not None and not _ours(caller.f_code.co_filename) \
+            and not _given_up():
+        sleepers.real_join(wait, local["self"], _site(caller))
 
 
 class Unseen:
@@ -192,14 +221,21 @@ class Unseen:
             if type(owner) is queue.SimpleQueue:
                 # A get of an empty queue sleeps until a put: named, and its
                 # thread is asleep for good while no other can put.
-                if arg.__name__ == "get" and owner.empty() and self._c_call(
+                name = arg.__name__
+                if name == "get" and owner.empty() and self._c_call(
                         frame, ("SimpleQueue.get", "blocking call SimpleQueue.get")):
                     sleepers.real_call("SimpleQueue", arg, _site(frame))
+                elif name in _PUTS and sleepers.acquiring:
+                    sleepers.put(owner)  # it wakes a sleeper there, if any
             elif kind is not None:
                 if self._c_call(frame, (kind, f"real {kind} used")):
                     # Who waits for and holds which real lock: the deadlock
                     # report names them (blanket.sleepers).
                     sleepers.real_call(kind, arg, _site(frame))
+                elif frame.f_code is _TSTATE_WAIT:
+                    _join(frame, arg)
+            elif type(owner) is _THREAD_HANDLE:
+                _join(frame, arg)
             else:
                 noted = _C_CALLS.get(id(arg))
                 if noted is not None:
@@ -215,8 +251,8 @@ class Unseen:
             if id(code) not in transitive.judged:
                 transitive.met(frame)  # Python code the run does not watch
             return id(code) in transitive.judged
-        elif sleepers.acquiring and event[0] == "c":  # c_return, c_exception
-            sleepers.real_return(arg)
+        elif (sleepers.acquiring or sleepers.woken) and event[0] == "c":  # c_return, c_exception
+            sleepers.real_return(arg, event == "c_return")
         return False
 
     def _c_call(self, frame: FrameType, noted: tuple[str, str]) -> bool:

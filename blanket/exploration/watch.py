@@ -101,6 +101,9 @@ class Watch:
         self.records: list[tuple[threading.Thread, list[Any]]] = []
         self._memory: dict[tuple[str, str], Memory] = {}
         self._installed: list[tuple[types.FunctionType, types.CodeType]] = []
+        #: What each thread's latest parked access reaches: the object's id
+        #: (kept alive by the thread's record) and the name or key.
+        self.reaching: dict[threading.Thread, tuple[int, object]] = {}
         # The sites made racy while entered, to be put back on exit.
         self._parking: list[Site] = []
 
@@ -186,6 +189,12 @@ class Watch:
         while self._parking:
             self._parking.pop().racy = False
 
+    def park_at(self, site: Site) -> None:
+        """Make *site* park from now on, while the scenario is entered
+        (see :class:`~blanket.exploration.spins.FreeSpins`)."""
+        site.racy = True
+        self._parking.append(site)
+
     def join(self, thread: threading.Thread) -> tuple[list[Any], Watch]:
         """A new list for *thread*'s accesses."""
         record: list[Any] = []
@@ -236,6 +245,9 @@ class Watch:
             memory = self._memory[key] if key in self._memory else None
             if memory is None:
                 memory = self._memory[key] = Memory(label, place)
+        # What exactly it reaches (the object and the name or key), for
+        # telling a thread that reads the same again (blanket.exploration.spins).
+        self.reaching[threading.current_thread()] = (id(target), name)
         self.core.run(memory, _SPECS[write], (), _nothing)
 
 

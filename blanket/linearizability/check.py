@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exploration.races import Race
-from ..exploration.reproduce import replay
+from ..exploration.reproduce import replay, summary_of
 from ..exploration.result import Exploration
 from ..exploration.search import STRATEGIES, explore
-from ..exploration.tried import untried
+from ..exploration.tried import try_failure_test, untried
 from ..interpreters import refuse_untested
 from ..seconds import check_seconds
 from .model import Factory, Model
@@ -341,11 +341,14 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
     results = [f"{name} {outcome or 'pending'}"
                for name, outcome in zip(workload.names, history.outcomes, strict=True)]
     summary = f"{shown}: {', '.join(results)}"
-    return LinearizabilityFailure(
-        shown, workload, history, explanation, failure.schedule,
-        source(workload, failure.schedule, shown, summary, options.given, operations,
-               options.model, options.partition),
-        budget.tries if budget.stopped else None)
+    written = source(workload, failure.schedule, shown, summary, options.given, operations,
+                     options.model, options.partition)
+    # The test must fail as the replay just did, run the way its user will.
+    replayed, message = again.failure or (failure.kind, failure.message)
+    checked, written = try_failure_test(written, replayed, summary_of(replayed, message),
+                                        options.timeout)
+    return LinearizabilityFailure(shown, workload, history, explanation, failure.schedule,
+                                  written, budget.tries if budget.stopped else None, checked)
 
 
 class _Budget:

@@ -17,15 +17,15 @@ a name.
 
 from __future__ import annotations
 
-import re
 import sys
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..exploration.reproduce import class_name, docstring, import_lines
+from ..exploration.reproduce import class_name, docstring, identifier, import_lines
 from ..exploration.result import Failure, Step
+from ..exploration.tried import remark
 from .history import History
 from .operations import Operation, describe
 from .scenarios import Workload
@@ -57,6 +57,11 @@ class LinearizabilityFailure:
     #: :data:`blanket.linearizability.check.MINIMIZE_TRIES`), smaller
     #: scenarios left untried; ``None`` when it tried them all.
     stopped: int | None = None
+    #: What running :attr:`source` as its user will (``python -m unittest``,
+    #: a fresh interpreter) showed, as :attr:`Failure.checked
+    #: <blanket.Failure.checked>` says it; a test that passed so is not
+    #: handed over: :attr:`source` is then a comment saying so.
+    checked: str = ""
 
     @property
     def table(self) -> str:
@@ -65,7 +70,8 @@ class LinearizabilityFailure:
 
     def __str__(self) -> str:
         steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
-        return (f"{self.kind}:\n{self.table}\nschedule:\n{steps}\n{self.explanation}")
+        return (f"{self.kind}:\n{self.table}\nschedule:\n{steps}\n{self.explanation}"
+                f"{remark(self.checked)}")
 
 
 def table(workload: Workload, history: History) -> str:
@@ -120,7 +126,7 @@ def _named(value: Any, fallback: str) -> tuple[str, list[str]]:
     qualname = getattr(value, "__qualname__", None)
     if not isinstance(qualname, str):
         qualname = None
-    name = re.sub(r"\W+", "_", (qualname or fallback).split(".")[-1]).strip("_") or fallback
+    name = identifier(qualname, fallback)
     return name, import_lines(value, name, qualname)
 
 

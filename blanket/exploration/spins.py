@@ -1,0 +1,174 @@
+"""Spin loops in a run: a thread that parks again at a read of shared
+state it has read :data:`SPIN_AFTER` times already, with nothing written and
+no call on a primitive let go since (by any thread), is *spinning*: letting it go again changes
+nothing, and a chooser that always lets the same thread go on (the
+depth-first search does, to spare preemptions) would let it spin for ever.
+
+The run withholds a spinning thread's read while another thread can go (a
+fair choice: the thread holding what it waits for gets to run), and gives
+it back at the next write or call of another thread. "The same" is the
+same object's same attribute or key, read at the same place: a loop over a
+dict's keys reads other state each turn. When only spinning threads are
+left, they are let go anyway, :data:`SPIN_TURNS` times more at most (a loop
+that tries a few times gets out); then nothing can change what they read:
+the run is a livelock, reported as such (:meth:`Spins.report`), with where
+each one spins and whose write it waits for, and its schedule ends where
+only they were left.
+
+A thread can only be withheld where it parks: at the sites of data races
+found so far. One spinning elsewhere (the first run, before any race is
+known) runs on while the others wait for it to settle, and the race that
+would make its reads steps is never met: the thread it waits for is parked.
+So while the scheduler waits, the run looks at the threads running
+(:class:`FreeSpins`): one whose last :data:`SPIN_READS` accesses are all
+reads spins, and the sites of those reads park from then on (the search
+starts again with them, as with the sites of a new race).
+
+Withholding is a reduction the search must own up to: a spin loop whose
+turns do more than read (a count of tries, ``for _ in range(3)``) would
+also run in orders where it spins on before the other threads go. Each
+place a thread was withheld at is noted (:attr:`Spins.noted`), and the
+search says so in its verdict.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core import ScenarioCore
+    from ..transaction import Transaction
+    from .sites import Site
+    from .watch import Watch
+
+#: How many accesses in a row, all reads, a thread running where it does not
+#: park makes between two looks (see :class:`FreeSpins`) before it is taken
+#: to spin. (Recording, a thread makes millions a second.)
+SPIN_READS = 2000
+
+
+#: How many times a thread reads the same again, nothing changed, before
+#: it is taken to spin: one read again is no loop (a method called twice, a
+#: check made twice), and withholding it would leave out the orders where
+#: another thread changes what it reads in between.
+SPIN_AFTER = 2
+
+
+#: How many times in a row a thread may read the same again, nothing
+#: changed, once only spinning threads are left, before the run calls it a
+#: livelock: a loop that tries a few times and gives up gets out first.
+SPIN_TURNS = 64
+
+
+class Spins:
+    """What one run's threads read since the last change, and who wrote last."""
+
+    def __init__(self, watch: Watch) -> None:
+        self._watch = watch
+        #: How many steps that may change state (a write, a call) were let go.
+        self.changes = 0
+        # Each thread's reads since the last change, with the count of
+        # changes they were made after, and how many were read again.
+        self._reads: dict[int, tuple[int, set[tuple[object, ...]], list[int]]] = {}
+        # The last write let go of each piece of state: (thread name, where).
+        self._writers: dict[str, tuple[str, str]] = {}
+        #: The threads withheld at the last look, by number: their read.
+        self.withheld: dict[int, Transaction] = {}
+        #: Each place a thread was withheld at: what it read there.
+        self.noted: dict[str, str] = {}
+        #: The number of steps taken when only spinning threads were left,
+        #: and they were let go anyway (see :meth:`let_spin`), or None.
+        self.forced_from: int | None = None
+
+    def _read(self, tx: Transaction) -> tuple[object, ...] | None:
+        """What *tx* reads, where, and exactly what (the object and the
+        name or key), if it is a parked read of shared state; else None."""
+        if tx.spec.kind != "Memory" or tx.spec.name != "read":
+            return None
+        memory: Any = tx.primitive
+        return (memory._name, memory.where, self._watch.reaching.get(tx.thread))
+
+    def spinning(self, thread: int, tx: Transaction) -> bool:
+        """Whether *thread*, parked at *tx*, spins (see the module): then it
+        is withheld until something changes."""
+        read = self._read(tx)
+        reads = self._reads.get(thread)
+        if (read is None or reads is None or reads[0] != self.changes or read not in reads[1]
+                or reads[2][0] < SPIN_AFTER):
+            return False
+        self.withheld[thread] = tx
+        self.noted.setdefault(str(read[1]), str(read[0]))
+        return True
+
+    def let_spin(self, depth: int) -> bool:
+        """Only the withheld threads are left: whether to let them go
+        anyway (one of them read the same again fewer than
+        :data:`SPIN_TURNS` times), *depth* steps taken so far."""
+        if not any(self._reads[thread][2][0] < SPIN_TURNS for thread in self.withheld):
+            return False
+        if self.forced_from is None:
+            self.forced_from = depth
+        return True
+
+    def took(self, thread: int, tx: Transaction) -> None:
+        """*thread*'s parked call *tx* is let go."""
+        read = self._read(tx)
+        if read is not None:
+            reads = self._reads.get(thread)
+            if reads is None or reads[0] != self.changes:
+                reads = self._reads[thread] = (self.changes, set(), [0])
+            elif read in reads[1]:
+                reads[2][0] += 1
+            reads[1].add(read)
+            return
+        self.changes += 1
+        self.forced_from = None
+        if tx.spec.kind == "Memory":
+            memory: Any = tx.primitive
+            self._writers[memory._name] = (tx.thread.name, memory.where)
+
+    def report(self) -> str:
+        """The livelock of the threads withheld at the last look (none of
+        them can change what the others read): each, where it spins, and
+        the last write of what it reads."""
+        said = []
+        for tx in self.withheld.values():
+            memory: Any = tx.primitive
+            what, where = memory._name, memory.where
+            writer = self._writers.get(what)
+            last = (f"last written by {writer[0]} at {writer[1]}" if writer is not None
+                    else "not written by any thread since it began")
+            said.append(f"{tx.thread.name} spins at {where}, reading {what} again with "
+                        f"nothing written since ({what} {last})")
+        return (f"livelock: {'; '.join(said)}; no other thread can go to change it "
+                f"({SPIN_TURNS} turns more changed nothing)")
+
+
+class FreeSpins:
+    """The threads of one run spinning where they do not park (see the
+    module): their reads' sites made to park."""
+
+    def __init__(self, core: ScenarioCore, watch: Watch) -> None:
+        self._core = core
+        self._watch = watch
+        # How long each running thread's record was at the last look.
+        self._lengths: dict[int, int] = {}
+        #: The sites made to park, the search's to keep.
+        self.sites: set[Site] = set()
+
+    def look(self) -> None:
+        """Look at the threads running (lock held)."""
+        core = self._core
+        for thread, record in self._watch.records:
+            if thread in core.finished or core.chain(thread):
+                continue
+            length, before = len(record), self._lengths.get(id(record))
+            self._lengths[id(record)] = length
+            if before is None or length - before < 5 * SPIN_READS:
+                continue
+            recent = record[length - 5 * SPIN_READS:length]  # (five items an access)
+            if any(recent[3::5]):
+                continue  # it wrote: no spin
+            for site in set(recent[0::5]) - self.sites:
+                self.sites.add(site)
+                self._watch.park_at(site)
