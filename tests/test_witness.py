@@ -22,7 +22,7 @@ from unittest import mock
 
 import blanket
 from blanket import Scenario
-from blanket.exploration import monitor, sites, witness
+from blanket.exploration import monitor, sites, threadlocals, witness
 from blanket.exploration.unseen import Unseen
 from blanket.exploration.watch import Transitive
 
@@ -322,6 +322,21 @@ class Callbacks(unittest.TestCase):
         line = Counted.key.__code__.co_firstlineno
         self.assertEqual(result.unseen, [f"function Counted.key at tests/test_witness.py:{line} "
                                          f"ran unwatched {WITNESSED}"])
+
+    def test_the_witness_s_thread_local_data_keeps_no_runner_from_reuse(self) -> None:
+        # (blanket's own, put back between two managed threads: were it the
+        # code under test's, every run would start threads of its own)
+        gained: list[bool] = []
+        real = threadlocals.Locals.gained
+
+        def spied(self: threadlocals.Locals) -> bool:
+            gained.append(real(self))
+            return gained[-1]
+        with mock.patch.object(threadlocals.Locals, "gained", spied):
+            result = explore(callbacks(_sorted, 2, locked=True))
+        self.assertTrue(result.exhausted, result)
+        self.assertGreater(len(gained), 1)
+        self.assertNotIn(True, gained)
 
     def test_nothing_watched_nothing_witnessed(self) -> None:
         with watch_blind_to_c_callers():

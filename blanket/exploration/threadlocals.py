@@ -34,11 +34,12 @@ import _thread
 import gc
 import weakref
 
-from . import monitor, sites
+from . import monitor, sites, witness
 
 #: blanket's own thread-local objects (the watch's record, the monitor's
-#: hook), which a runner clears itself between two managed threads.
-BLANKETS = (sites._local, monitor._local)
+#: hook, the witness of the thread), which a runner clears itself between
+#: two managed threads.
+BLANKETS = (sites._local, monitor._local, witness._local)
 
 
 def _holders(local: _thread._local) -> set[object]:
