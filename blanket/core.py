@@ -61,6 +61,15 @@ _active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-de
 # sys.monitoring instead, and the threads have no profile to turn off.)
 _QUIETED: tuple[type, ...] = (types.FunctionType, types.MethodType)
 _getprofile = sys.getprofile
+_gettrace = sys.gettrace
+
+#: The trace functions that blanket's own bookkeeping of a call turns off
+#: with the profile: the witness's where it traces alone (Python 3.11, see
+#: blanket.exploration.witness), whose every event there would be blanket's
+#: code, and which makes every instruction of the thread slower while it is
+#: on. Another tracer (coverage's, a debugger's), alone or with the witness's
+#: over it, stays on: it sees blanket's code as ever.
+quiet_traces: set[Callable[..., Any]] = set()
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every call on a primitive)
@@ -72,13 +81,20 @@ def unwatched(profile: Callable[..., Any], call: Callable[..., Any], *args: Any)
     every call and return: about 60 of the 80 it sees per step; and for
     the rewriting of a function a thread meets (what it runs is no code of
     the thread's, see :meth:`Watch.reached
-    <blanket.exploration.watch.Watch.reached>`).
+    <blanket.exploration.watch.Watch.reached>`). A quiet trace function
+    (:data:`quiet_traces`) is off too.
     """
+    trace = _gettrace()
+    quiet = trace in quiet_traces
+    if quiet:
+        sys.settrace(None)
     sys.setprofile(None)
     try:
         return call(*args)
     finally:
         sys.setprofile(profile)
+        if quiet:
+            sys.settrace(trace)  # pragma: no cover - (no coverage sees it: it runs untraced)
 
 
 #: What a primitive does to make the real call of a transaction.

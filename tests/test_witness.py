@@ -21,7 +21,7 @@ from typing import Any
 from unittest import mock
 
 import blanket
-from blanket import Scenario
+from blanket import Scenario, core
 from blanket.exploration import monitor, sites, threadlocals, witness
 from blanket.exploration.unseen import Unseen
 from blanket.exploration.watch import Transitive
@@ -402,6 +402,63 @@ class Parts(unittest.TestCase):
         unseen = Unseen()
         unseen.forget()
         self.assertEqual(unseen.notes, [])
+
+    def test_blanket_s_code_is_ignored_once_met(self) -> None:
+        seen = witness.Witness()
+        frame = monitor.paused(sys._getframe, 0)  # (paused's frame: blanket's)
+        self.assertTrue(seen.saw(frame))
+        self.assertTrue(seen.saw(frame))
+        self.assertEqual(seen.started, {})
+        self.assertEqual(list(seen.ignored), [id(frame.f_code)])
+
+    @unittest.skipIf(sys.version_info >= (3, 12), "a trace function alone: Python 3.11")
+    def test_alone_the_trace_is_off_in_blanket_s_bookkeeping_only(self) -> None:
+        # (in a thread threading did not start: no coverage's tracer there)
+        traces: dict[str, object] = {}
+        done = threading.Event()
+
+        def thread_s() -> None:
+            traces["own"] = sys.gettrace()
+            traces["bookkeeping"] = core.unwatched(sys.getprofile(), sys.gettrace)
+            traces["own again"] = sys.gettrace()
+
+        def run() -> None:
+            try:
+                witness.Witness().witnessed(thread_s)
+                traces["after"] = sys.gettrace()
+            finally:
+                done.set()
+        _thread.start_new_thread(run, ())
+        self.assertTrue(done.wait(BOUND))
+        self.assertIsNotNone(traces["own"])
+        self.assertIsNone(traces["bookkeeping"])
+        self.assertIs(traces["own again"], traces["own"])
+        self.assertIsNone(traces["after"])
+        self.assertEqual(core.quiet_traces, set())
+
+    def test_a_quiet_trace_is_off_in_blanket_s_bookkeeping(self) -> None:
+        on = sys.gettrace()  # (coverage's, under coverage)
+        with mock.patch.object(core, "quiet_traces", {on}):
+            self.assertIsNone(core.unwatched(sys.getprofile(), sys.gettrace))
+        self.assertIs(sys.gettrace(), on)
+
+    def test_with_another_tracer_the_witness_s_stays_on(self) -> None:
+        seen: list[object] = []
+
+        def tracer(frame: Any, event: str, arg: Any) -> None:
+            seen.append(frame.f_code)
+
+        def run() -> object:
+            return core.unwatched(sys.getprofile(), sys.gettrace)
+        on = sys.gettrace()
+        sys.settrace(tracer)
+        try:
+            inside = witness.Witness().witnessed(run)
+        finally:
+            sys.settrace(on)
+        self.assertIsNotNone(inside)
+        self.assertIn(core.unwatched.__code__, seen)  # (the tracer saw blanket's code)
+        self.assertEqual(core.quiet_traces, set())
 
     def test_a_gap_is_named_once_per_place(self) -> None:
         seen = witness.Witness()
