@@ -183,16 +183,21 @@ class _Told:
                                       None, True, self.explorations))
 
 
+def check_operations(operations: object) -> None:
+    """Refuse *operations* unless a non-empty sequence of callables."""
+    if not isinstance(operations, Sequence) or isinstance(operations, str) \
+            or not operations or not all(map(callable, operations)):
+        raise TypeError(f"operations={operations!r}: expected a non-empty sequence of "
+                        "callables op(obj)")
+
+
 def _check(make: object, operations: object, counts: Mapping[str, object],
            model: object, partition: object, bounds: Mapping[str, object]) -> None:
     """Refuse what :func:`check_linearizable` cannot run."""
     if not callable(make):
         raise TypeError(f"check_linearizable: make={make!r} is not callable: expected a "
                         "factory of the object under test")
-    if not isinstance(operations, Sequence) or isinstance(operations, str) \
-            or not operations or not all(map(callable, operations)):
-        raise TypeError(f"operations={operations!r}: expected a non-empty sequence of "
-                        "callables op(obj)")
+    check_operations(operations)
     for name, value in counts.items():
         least = 1 if name in ("threads", "operations_per_thread", "scenarios") else 0
         most = MAX_THREADS if name == "threads" else MAX_COUNT
