@@ -76,7 +76,8 @@ def check(setup: Setup, processes: object) -> int:
 
 
 def search(explore: Callable[..., Exploration], setup: Setup, processes: int,
-           options: dict[str, Any], progress: Report | None = None) -> Exploration:
+           options: dict[str, Any], progress: Callable[[Progress], object] | None = None
+           ) -> Exploration:
     """Run the shards of the search *explore* makes of *setup* with
     *options* (no ``shard``), one a process, and merge them; *progress*
     told the sum of theirs."""

@@ -51,7 +51,7 @@ import random
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 
 from ..interpreters import refuse_untested
@@ -67,7 +67,7 @@ from .processwide import Snapshot
 from .races import Race
 from .races import report as races_report
 from .reach import Goal, goal
-from .reporting import Progress, Report, Reporter, budget, check_progress
+from .reporting import Progress, Reporter, budget, check_progress
 from .reproduce import reproduce, summary_of
 from .result import Exploration, Failure, Setup
 from .run import Chooser, Run, run_once
@@ -172,7 +172,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             timeout: float = 10.0, name: str | None = None, races: str = "report",
             exclude: Iterable[object] = (), reach: object = None, lines: bool = False,
             processes: int = 1, guided: bool | None = None,
-            progress: Report | None = None) -> Exploration:
+            progress: Callable[[Progress], object] | None = None) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -351,7 +351,8 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
             transitive: Transitive, aim: Goal | None = None, guided: bool = False,
-            monitored: bool = False, progress: Report | None = None) -> Exploration:
+            monitored: bool = False, progress: Callable[[Progress], object] | None = None
+            ) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
     looked for, which a depth-first search is *guided* toward; the threads'

@@ -228,7 +228,8 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
                        max_schedules: int = 10_000, max_preemptions: int | None = None,
                        timeout: float = 10.0, prefix: int = 0, suffix: int = 0,
                        partition: Callable[[Op], Hashable] | None = None,
-                       progress: Report | None = None) -> Linearizability:
+                       progress: Callable[[Progress], object] | None = None
+                       ) -> Linearizability:
     """Check that the objects *make* builds are linearizable under the
     *operations* (callables ``op(obj)``; what one returns or raises is its
     result).
