@@ -51,7 +51,7 @@ import random
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 
 from ..interpreters import refuse_untested
@@ -67,6 +67,7 @@ from .processwide import Snapshot
 from .races import Race
 from .races import report as races_report
 from .reach import Goal, goal
+from .reporting import Progress, Reporter, budget, check_progress
 from .reproduce import reproduce, summary_of
 from .result import Exploration, Failure, Setup
 from .run import Chooser, Run, run_once
@@ -170,7 +171,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
             timeout: float = 10.0, name: str | None = None, races: str = "report",
             exclude: Iterable[object] = (), reach: object = None, lines: bool = False,
-            processes: int = 1, guided: bool | None = None) -> Exploration:
+            processes: int = 1, guided: bool | None = None,
+            progress: Callable[[Progress], object] | None = None) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -234,6 +236,14 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     processes and merges them (:mod:`blanket.exploration.processes`): the
     same schedules; the setup must be importable.
 
+    *progress*, a callable, is given a :class:`~blanket.Progress` (the
+    schedules counted and the runs made so far, the seconds elapsed, the
+    data races and the gaps found, the budget and what is left of it) at
+    most every :data:`~blanket.exploration.reporting.INTERVAL` seconds
+    (0.2) while the search runs, and once at its end (``done``), before the
+    written test is tried; with *processes* the processes send theirs to
+    the caller, which adds them up. What it raises ends the search.
+
     On an interpreter the searches are not tested on it refuses,
     :class:`~blanket.UnsupportedInterpreter` (:mod:`blanket.interpreters`).
     """
@@ -244,6 +254,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     _check_count("depth", depth, 1)
     _check_count("split_depth", split_depth, 1)
     _check_guided(guided, strategy, reach)
+    check_progress(progress)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     if isinstance(exclude, str):
@@ -257,7 +268,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 "strategy": strategy, "max_schedules": max_schedules,
                 "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
                 "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
-                "exclude": exclude, "reach": reach, "lines": lines, "guided": guided})
+                "exclude": exclude, "reach": reach, "lines": lines, "guided": guided},
+                progress)
             _try_tests(merged, timeout)
             return merged
         transitive = Transitive(exclude)
@@ -278,7 +290,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 try:
                     result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
                                      shard, split_depth, timeout, name, races, runners,
-                                     transitive, aim, guided is not False, monitored)
+                                     transitive, aim, guided is not False, monitored,
+                                     progress)
                 finally:
                     runners.close()  # nothing left running, however the search ended
                 if not runners.shared:
@@ -338,16 +351,21 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
             transitive: Transitive, aim: Goal | None = None, guided: bool = False,
-            monitored: bool = False) -> Exploration:
+            monitored: bool = False, progress: Callable[[Progress], object] | None = None
+            ) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
     looked for, which a depth-first search is *guided* toward; the threads'
-    calls are seen through ``sys.monitoring`` when *monitored*."""
+    calls are seen through ``sys.monitoring`` when *monitored*; *progress*
+    is told how far it went."""
     index, count = _parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
                            split_depth, transitive, aim)
     searching.unseen.monitored = monitored
+    searching.budget = budget(strategy, max_schedules, index, count)
+    if progress is not None:
+        searching.reporter = Reporter(progress)
     if guided and strategy == "dfs" and aim is not None and aim.targets:
         searching.guide = Guide(aim.targets)
     try:
@@ -403,6 +421,12 @@ class _Searching:
         self.threads = self.judged = False
         #: The places threads spun at (see :mod:`blanket.exploration.spins`).
         self.spun: set[str] = set()
+        #: Who is told how far the search went, if anyone; the schedules
+        #: this shard may count; the samples taken (the random strategies'
+        #: budget), None for a depth-first search (its budget is its count).
+        self.reporter: Reporter | None = None
+        self.budget = 0
+        self.sampled: int | None = None
 
     @property
     def unknowable(self) -> bool:
@@ -425,7 +449,28 @@ class _Searching:
              search: DepthFirst | None) -> str:
         """Count *run* (its schedule among *schedules* when it is this shard's,
         *mine*; *search* the depth-first search that made it, if one did):
-        :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`."""
+        :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`; say
+        how far the search went when a report is due."""
+        went = self._take(run, mine, schedules, search)
+        if self.reporter is not None and self.reporter.due():
+            self.reporter.report(self.progress())
+        return went
+
+    def progress(self, done: bool = False) -> Progress:
+        """How far the search went (its end, when *done*)."""
+        result = self.result
+        spent = len(result.schedules) if self.sampled is None else self.sampled
+        if done:
+            unseen, elapsed = len(result.unseen), result.elapsed
+        else:
+            unseen = len(self.unseen.notes) + len(self.doubts) + bool(self.late)
+            elapsed = time.monotonic() - self.started
+        return Progress(len(result.schedules), result.runs, elapsed, len(result.races),
+                        unseen, self.budget, max(0, self.budget - spent), done)
+
+    def _take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
+              search: DepthFirst | None) -> str:
+        """:meth:`take`, the report aside."""
         result = self.result
         result.runs += 1
         self.threads = self.threads or bool(run.core.managed)
@@ -505,6 +550,8 @@ class _Searching:
         result.elapsed = time.monotonic() - self.started
         if self.aim is not None:
             self.aim.finish(result)
+        if self.reporter is not None:
+            self.reporter.report(self.progress(done=True))
         return result
 
 
@@ -555,10 +602,12 @@ def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
     index, count = searching.index, searching.count
     passing = DepthFirst(None, searching.split_depth)
     passed: list[tuple[str, ...]] = []  # the pass's schedules, this shard's
-    length = 1
+    length, sampled = 1, 0
     for number in range(1, max_schedules + 1):
         if (number - 1) % count != index - 1:  # the run numbers are split, not the count
             continue
+        sampled += 1
+        searching.sampled = sampled
         rng = random.Random(f"{seed}/{number}")
         chooser = (uniform.chooser(rng) if strategy == "random"
                    else pct.chooser(rng, depth, length))
