@@ -42,8 +42,8 @@ import pytest
 
 from .errors import death_notice
 from .exploration.result import Exploration, Setup, Step
-from .exploration.search import _parse_shard
 from .exploration.search import explore as _explore
+from .exploration.search import parse_shard
 from .holdback import join_threads
 from .linearizability.check import Linearizability
 from .linearizability.check import check_linearizable as _check_linearizable
@@ -74,7 +74,7 @@ def _count(least: int, what: str) -> Callable[[str], int]:
 def _shard(text: str) -> tuple[int, int]:
     """The ``i/n`` of ``--blanket-shard``."""
     try:
-        return _parse_shard(text)
+        return parse_shard(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -232,8 +232,8 @@ def _marked(node: pytest.Item) -> dict[str, Any]:
     options: dict[str, Any] = {}
     for mark in reversed(list(node.iter_markers("blanket"))):
         if mark.args:
-            raise TypeError(f"@pytest.mark.blanket{mark.args!r}: it takes keyword "
-                            "arguments only (those of blanket.explore, say max_schedules=)")
+            pytest.fail(f"@pytest.mark.blanket{mark.args!r}: it takes keyword arguments "
+                        "only (those of blanket.explore, say max_schedules=)", pytrace=False)
         options.update(mark.kwargs)
     return options
 
