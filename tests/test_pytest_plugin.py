@@ -332,6 +332,14 @@ class InProcess(unittest.TestCase):
                       shown)
         self.assertNotIn("blanket: 0 exploration(s)", shown)  # no search: no counts
 
+    def test_the_documented_example(self) -> None:
+        source = (ROOT / "examples" / "pytest" / "test_counter.py").read_text()
+        code, shown = self.run_pytest(source)
+        self.assertEqual(code, 0, shown)
+        self.assertIn("3 passed", shown)
+        self.assertIn("blanket: 1 exploration(s), 1 linearizability check(s): 26 schedule(s), "
+                      "2 of 2 search(es) covered their whole space, 0 failure(s) found", shown)
+
     def test_the_counts_of_xdist_workers_reach_the_controller(self) -> None:
         from blanket import pytest_plugin
         tally = pytest_plugin.Tally(explorations=1, schedules=3, exhausted=1)
