@@ -109,7 +109,8 @@ class InProcess(unittest.TestCase):
         self.folder = Path(folder.name)
         self.name = f"test_blanket_plugin_{self._testMethodName}"
 
-    def run_pytest(self, source: str, *args: str) -> tuple[int, str]:
+    def run_pytest(self, source: str, *args: str, plugins: tuple[object, ...] | list[object] = ()
+                   ) -> tuple[int, str]:
         """Run pytest on *source*; its exit code and what it printed."""
         import pytest
 
@@ -120,7 +121,7 @@ class InProcess(unittest.TestCase):
         try:
             with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown):
                 code = pytest.main([*BASE, "-p", "no:xdist", "--rootdir", str(self.folder),
-                                    str(path), *args], plugins=[pytest_plugin])
+                                    str(path), *args], plugins=[pytest_plugin, *plugins])
         finally:
             sys.path[:] = path_before
             sys.modules.pop(self.name, None)
@@ -341,21 +342,39 @@ class InProcess(unittest.TestCase):
                       "2 of 2 search(es) covered their whole space, 0 failure(s) found", shown)
 
     def test_the_counts_of_xdist_workers_reach_the_controller(self) -> None:
+        import pytest
+
         from blanket import pytest_plugin
-        tally = pytest_plugin.Tally(explorations=1, schedules=3, exhausted=1)
-        config = types.SimpleNamespace(workeroutput={}, stash={pytest_plugin._TALLY: tally})
-        pytest_plugin.pytest_sessionfinish(types.SimpleNamespace(config=config))  # a worker
-        self.assertEqual(config.workeroutput["blanket"]["schedules"], 3)
-        controller = pytest_plugin.Tally(checks=1, schedules=2, failures=1)
-        node = types.SimpleNamespace(workeroutput=config.workeroutput, config=types.
-                                     SimpleNamespace(stash={pytest_plugin._TALLY: controller}))
-        pytest_plugin.pytest_testnodedown(node, None)
+
+        class Worker:  # what pytest-xdist gives a worker's config
+            config: pytest.Config
+
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_configure(self, config: pytest.Config) -> None:
+                config.workeroutput = {}  # type: ignore[attr-defined]
+                self.config = config
+        worker = Worker()
+        source = '''
+            def nothing(scenario):
+                scenario.thread(lambda: None)
+
+            def test_explore(blanket_explore):
+                blanket_explore(nothing)
+        '''
+        code, shown = self.run_pytest(source, plugins=[worker])
+        self.assertEqual(code, 0, shown)
+        output = worker.config.workeroutput  # type: ignore[attr-defined]
+        self.assertEqual(output["blanket"], {"explorations": 1, "checks": 0, "schedules": 1,
+                                             "exhausted": 1, "stopped": 0, "failures": 0})
+        # The controller adds each worker's counts as the worker goes down.
+        controller = types.SimpleNamespace(stash={pytest_plugin._TALLY: pytest_plugin.Tally(
+            checks=1, schedules=2, failures=1)})
+        pytest_plugin.pytest_testnodedown(
+            types.SimpleNamespace(workeroutput=output, config=controller), None)
         pytest_plugin.pytest_testnodedown(types.SimpleNamespace(), None)  # died: nothing
-        self.assertEqual(str(controller), "1 exploration(s), 1 linearizability check(s): "
-                         "5 schedule(s), 1 of 2 search(es) covered their whole space, "
-                         "1 failure(s) found")
-        plain = types.SimpleNamespace(stash={pytest_plugin._TALLY: tally})
-        pytest_plugin.pytest_sessionfinish(types.SimpleNamespace(config=plain))  # no xdist
+        self.assertEqual(str(controller.stash[pytest_plugin._TALLY]),
+                         "1 exploration(s), 1 linearizability check(s): 3 schedule(s), 1 of 2 "
+                         "search(es) covered their whole space, 1 failure(s) found")
 
     def test_an_empty_schedule_as_a_timeline(self) -> None:
         from blanket import pytest_plugin
