@@ -82,7 +82,9 @@ STRATEGIES = ("dfs", "random", "pct")
 RACES = ("report", "fail", "off")
 
 
-def _parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int]:
+def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int]:
+    """*shard* (``"i/n"``, ``(i, n)`` or ``None``, the whole search) as ``(i, n)``;
+    ``TypeError`` or ``ValueError`` saying what is wrong with it."""
     if shard is None:
         return 1, 1
     if isinstance(shard, str):
@@ -358,7 +360,7 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
     looked for, which a depth-first search is *guided* toward; the threads'
     calls are seen through ``sys.monitoring`` when *monitored*; *progress*
     is told how far it went."""
-    index, count = _parse_shard(shard)
+    index, count = parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
                            split_depth, transitive, aim)
