@@ -51,12 +51,13 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from .errors import UnsupportedInterpreter
+from .exploration.arguments import RACES, STRATEGIES
 from .exploration.lines import Probes, split
 from .exploration.processes import check as check_processes
 from .exploration.reach import watched_files
 from .exploration.reporting import Progress
 from .exploration.result import Exploration, Failure, Setup
-from .exploration.search import RACES, STRATEGIES, explore
+from .exploration.search import explore
 from .interpreters import refuse_untested
 from .linearizability.check import Linearizability, check_linearizable, check_operations
 from .linearizability.report import LinearizabilityFailure

@@ -41,9 +41,9 @@ from typing import Any
 import pytest
 
 from .errors import death_notice
+from .exploration.arguments import parse_shard
 from .exploration.result import Exploration, Setup, Step
 from .exploration.search import explore as _explore
-from .exploration.search import parse_shard
 from .holdback import join_threads
 from .linearizability.check import Linearizability
 from .linearizability.check import check_linearizable as _check_linearizable

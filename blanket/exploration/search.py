@@ -55,9 +55,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 
 from ..interpreters import refuse_untested
-from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
+from .arguments import (
+    RACES,
+    check_arguments,
+    check_count,
+    check_guided,
+    parse_shard,
+)
 from .dfs import DepthFirst, NotDeterministic
 from .guided import Guide
 from .monitor import monitoring
@@ -76,79 +82,6 @@ from .sites import Site
 from .tried import try_failure_test, try_reach_test
 from .unseen import Unseen
 from .watch import Transitive
-
-STRATEGIES = ("dfs", "random", "pct")
-#: What :func:`explore` does with data races on plain shared state.
-RACES = ("report", "fail", "off")
-
-
-def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int]:
-    """*shard* (``"i/n"``, ``(i, n)`` or ``None``, the whole search) as ``(i, n)``;
-    ``TypeError`` or ``ValueError`` saying what is wrong with it."""
-    if shard is None:
-        return 1, 1
-    if isinstance(shard, str):
-        try:
-            index, count = (int(part) for part in shard.split("/"))
-        except ValueError:
-            raise ValueError(f"shard {shard!r}: expected 'i/n', e.g. '1/4'") from None
-    elif isinstance(shard, tuple) and len(shard) == 2 \
-            and all(_is_int(part) for part in shard):
-        index, count = shard
-    else:
-        raise TypeError(f"shard={shard!r}: expected 'i/n' or a tuple (i, n) of two ints")
-    if not 1 <= index <= count:
-        raise ValueError(f"shard {index}/{count}: expected 1 <= i <= n")
-    return index, count
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check_count(name: str, value: object, least: int, *, optional: bool = False) -> None:
-    """Refuse *value* for the argument *name* unless it is an int of at
-    least *least* (or ``None`` when *optional*): a float, even ``nan``, or
-    a string would stop the search at once or never."""
-    if optional and value is None:
-        return
-    if not _is_int(value):
-        expected = "an int or None" if optional else "an int"
-        raise TypeError(f"{name}={value!r}: expected {expected}")
-    if value < least:  # type: ignore[operator]
-        more = "0 or more" if least == 0 else f"at least {least}"
-        raise ValueError(f"{name}={value}: expected {more}")
-
-
-def _check_arguments(setup: object, strategy: object, seed: object, timeout: object,
-                     name: object) -> None:
-    """Refuse, at the call, the arguments of :func:`explore` that are not
-    counts (those are :func:`_check_count`'s)."""
-    if not callable(setup):
-        raise TypeError(f"explore: setup={setup!r} is not callable: expected a "
-                        "function that fills a Scenario")
-    if not isinstance(strategy, str):
-        raise TypeError(f"strategy={strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    if not _is_int(seed):
-        raise TypeError(f"seed={seed!r}: expected an int")
-    check_seconds(timeout, "explore's timeout")
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"name={name!r}: expected a str or None")
-
-
-def _check_guided(guided: object, strategy: str, reach: object) -> None:
-    """Refuse *guided* unless ``None`` or a bool, and ``True`` unless the
-    search is a depth-first one for lines (*reach*)."""
-    if guided is not None and not isinstance(guided, bool):
-        raise TypeError(f"guided={guided!r}: expected True, False or None")
-    if guided and strategy != "dfs":
-        raise ValueError(f"guided=True with strategy {strategy!r}: only the 'dfs' search "
-                         "is guided (the samples are random)")
-    if guided and reach is None:
-        raise ValueError("guided=True without reach=: the search is guided toward the "
-                         "lines reach= names")
 
 
 def _owner(choices: Sequence[str], count: int) -> int:
@@ -250,12 +183,12 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     :class:`~blanket.UnsupportedInterpreter` (:mod:`blanket.interpreters`).
     """
     refuse_untested("explore")
-    _check_arguments(setup, strategy, seed, timeout, name)
-    _check_count("max_schedules", max_schedules, 1)
-    _check_count("max_preemptions", max_preemptions, 0, optional=True)
-    _check_count("depth", depth, 1)
-    _check_count("split_depth", split_depth, 1)
-    _check_guided(guided, strategy, reach)
+    check_arguments(setup, strategy, seed, timeout, name)
+    check_count("max_schedules", max_schedules, 1)
+    check_count("max_preemptions", max_preemptions, 0, optional=True)
+    check_count("depth", depth, 1)
+    check_count("split_depth", split_depth, 1)
+    check_guided(guided, strategy, reach)
     check_progress(progress)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")

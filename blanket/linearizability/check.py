@@ -26,11 +26,12 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..exploration.arguments import STRATEGIES
 from ..exploration.races import Race
 from ..exploration.reporting import Progress, Report, Reporter, check_progress
 from ..exploration.reproduce import replay, summary_of
 from ..exploration.result import Exploration
-from ..exploration.search import STRATEGIES, explore
+from ..exploration.search import explore
 from ..exploration.tried import try_failure_test, untried
 from ..interpreters import refuse_untested
 from ..seconds import check_seconds
