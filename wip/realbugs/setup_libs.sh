@@ -25,6 +25,12 @@ multimethod==1.9.0 multimethod==1.9.1
 injector==0.20.1 injector==0.21.0
 pyparsing==3.2.3 pyparsing==3.2.4
 tqdm==4.32.1 tqdm==4.32.2
+python-dateutil==2.6.1 python-dateutil==2.7.0
+lazy_loader==0.3 lazy_loader==0.4
+pytz==2022.7 pytz==2022.7.1
+loguru==0.7.2 loguru==0.7.3
+cachelib==0.14.0 cachelib==0.15.0
+opentelemetry-api==1.5.0 opentelemetry-api==1.6.0
 "
 for spec in $PINS; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"

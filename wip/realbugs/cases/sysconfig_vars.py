@@ -1,0 +1,37 @@
+"""sysconfig.get_config_var: two threads make the first call of a process.
+
+Bug: https://github.com/python/cpython/issues/92452 (fix: PR #92453, in 3.12.0;
+3.11 only gets security fixes). In 3.11 ``get_config_vars`` sets the global
+``_CONFIG_VARS = {}`` and only then fills it: a second thread calling
+``get_config_var("prefix")`` in between sees the empty dict and gets None.
+3.12+ fill it under ``_CONFIG_VARS_LOCK`` (an RLock) and publish it when full.
+Each run starts from a fresh module, as a fresh process does: ``importlib.reload``
+re-runs the module body, which resets ``_CONFIG_VARS`` to None.
+"""
+import importlib
+import sys
+import sysconfig
+
+from realbugs_variant import Variant
+
+BUG = "https://github.com/python/cpython/issues/92452"
+VARIANTS = [Variant("stdlib", None, {"3.11": True, "3.12": False, "3.13": False, "3.13t": False})]
+
+
+def LIB_FILE():
+    return sysconfig.__file__
+
+
+def setup(scenario):
+    config = importlib.reload(sysconfig)
+    got = {}
+
+    def read(tag):
+        got[tag] = config.get_config_var("prefix")
+
+    scenario.thread(read, "A")
+    scenario.thread(read, "B")
+
+    def both_see_prefix():
+        assert got == {"A": sys.prefix, "B": sys.prefix}, got
+    return both_see_prefix
