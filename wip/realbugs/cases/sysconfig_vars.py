@@ -5,10 +5,11 @@ Bug: https://github.com/python/cpython/issues/92452 (fix: PR #92453, in 3.12.0;
 ``_CONFIG_VARS = {}`` and only then fills it: a second thread calling
 ``get_config_var("prefix")`` in between sees the empty dict and gets None.
 3.12+ fill it under ``_CONFIG_VARS_LOCK`` (an RLock) and publish it when full.
-Each run starts from a fresh module, as a fresh process does: ``importlib.reload``
-re-runs the module body, which resets ``_CONFIG_VARS`` to None.
+Each run starts from the state of a fresh process: the setup sets the module's
+``_CONFIG_VARS`` back to None (and, on 3.12+, ``_CONFIG_VARS_INITIALIZED`` to
+False); the threads call only ``get_config_var``. (``importlib.reload(sysconfig)``
+did the same but made every run slow under blanket: no result in 200 s.)
 """
-import importlib
 import sys
 import sysconfig
 
@@ -23,7 +24,10 @@ def LIB_FILE():
 
 
 def setup(scenario):
-    config = importlib.reload(sysconfig)
+    sysconfig._CONFIG_VARS = None
+    if hasattr(sysconfig, "_CONFIG_VARS_INITIALIZED"):
+        sysconfig._CONFIG_VARS_INITIALIZED = False
+    config = sysconfig
     got = {}
 
     def read(tag):
