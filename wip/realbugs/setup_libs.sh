@@ -36,4 +36,9 @@ for spec in $PINS; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
     [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
 done
+# opentelemetry-api 1.5/1.6 import pkg_resources, which the 3.12+ venvs do not have: the
+# setuptools that still ships it goes into the same --target dir.
+for v in 1.5.0 1.6.0; do
+    [ -d libs/opentelemetry-api-$v/pkg_resources ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/opentelemetry-api-$v "setuptools<70" 2>&1 | grep -v "^WARNING" || true
+done
 ls libs
