@@ -29,6 +29,7 @@ from .errors import (
                   WorkerError,
 )
 from .exploration.reached import FileLines, Reach
+from .exploration.reporting import Progress
 from .exploration.result import Exploration, Failure, Step
 from .exploration.search import explore
 from .inject import Injection, ThreadingView
@@ -75,7 +76,8 @@ __all__ = [
     "check_linearizable", "Dispatch", "Driver", "EventAPI", "Exiting", "Exploration", "explore",
     "Failure", "FileLines", "Injection", "Linearizability", "LinearizabilityError",
     "LinearizabilityFailure", "LockAPI",
-    "ManagedThread", "Nested", "Not", "Operation", "Parked", "Paused", "PrimitiveAPI", "Raised",
+    "ManagedThread", "Nested", "Not", "Operation", "Parked", "Paused", "PrimitiveAPI", "Progress",
+    "Raised",
     "Reach", "Reached", "Resumed", "Returned", "RLockAPI", "Scenario", "ScenarioTestCase",
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
     "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",

@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: How long one test module may run in a worker, in seconds, before the
 #: worker dumps its threads' stacks and is stopped.
-MODULE_BOUND = 900
+MODULE_BOUND = 1800
 
 
 def _loader(patterns: list[str]) -> unittest.TestLoader:

@@ -157,6 +157,13 @@ class UntriedTests(unittest.TestCase):
         self.assertIn("self.replay(lost_update, [", failure.source)
         self.assertFalse(tried.trying())  # and after it, explorations try again
 
+    def test_a_reached_line_s_test_is_not_tried_within_untried(self) -> None:
+        with tried.untried():
+            reached = explore(reaches, reach=LINE).reached[LINE]
+        assert reached is not None
+        self.assertEqual(reached.checked, "")
+        self.assertIn("self.assertReached(reaches, [", reached.source)
+
     def test_a_linearizability_check_runs_no_interpreter_per_exploration(self) -> None:
         class Count:
             def __init__(self) -> None:

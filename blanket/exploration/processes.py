@@ -13,7 +13,9 @@ count. Each shard stops at its own first failure; the merged result gives
 the failure of the first shard (by number) that found one. An exception a
 shard raises (a setup refused) is raised in the caller, the shard's
 traceback in its notes; a process that ends without a result is a
-:class:`RuntimeError`.
+:class:`RuntimeError`. With ``progress=``, each process sends its shard's
+progress on the same pipe, and the caller reports their sum
+(:mod:`blanket.exploration.reporting`).
 
 No process outlives the search. However it ends (every result in, an
 exception, Ctrl-C), the caller ends and reaps every process before it
@@ -32,10 +34,12 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..holdback import interrupts_held_back
 from .reached import FileLines
+from .reporting import Progress, Report, Reporter, budget, total
 from .result import Exploration, Setup
 from .tried import TRYING
 
@@ -49,8 +53,9 @@ if TYPE_CHECKING:  # pragma: no cover
 GRACE = 1.0
 #: The exit status of a process whose caller ended first.
 ORPHANED = 70
-#: What a process sends its caller: its shard's result, or what it raised.
-DONE, RAISED = "done", "raised"
+#: What a process sends its caller: its shard's result, or what it raised;
+#: before them, with ``progress=``, its shard's progress.
+DONE, RAISED, PROGRESS = "done", "raised", "progress"
 
 
 def check(setup: Setup, processes: object) -> int:
@@ -71,9 +76,11 @@ def check(setup: Setup, processes: object) -> int:
 
 
 def search(explore: Callable[..., Exploration], setup: Setup, processes: int,
-           options: dict[str, Any]) -> Exploration:
+           options: dict[str, Any], progress: Callable[[Progress], object] | None = None
+           ) -> Exploration:
     """Run the shards of the search *explore* makes of *setup* with
-    *options* (no ``shard``), one a process, and merge them."""
+    *options* (no ``shard``), one a process, and merge them; *progress*
+    told the sum of theirs."""
     # Imported here: multiprocessing names a module "__mp_main__" as it is
     # imported, and every import of blanket would pay for both.
     import multiprocessing
@@ -83,6 +90,10 @@ def search(explore: Callable[..., Exploration], setup: Setup, processes: int,
     context = multiprocessing.get_context("spawn")
     workers: list[tuple[BaseProcess, Connection]] = []
     parts: list[Exploration] | None = None
+    shares = _Shares(progress, options["strategy"], options["max_schedules"], processes,
+                     started)
+    if progress is not None:
+        options = {**options, "progress": True}  # (each process sends its own)
     try:
         for index in range(1, processes + 1):
             cpu = cpus[(index - 1) % len(cpus)] if cpus else None
@@ -90,7 +101,7 @@ def search(explore: Callable[..., Exploration], setup: Setup, processes: int,
             with interrupts_held_back():
                 workers.append(start(context, (explore, setup, index, processes, cpu,
                                                options)))
-        parts = collect(workers)
+        parts = collect(workers, shares)
     finally:
         # However the search ended: the processes that sent their results
         # are ending, the others (an exception, Ctrl-C) are ended at once.
@@ -99,7 +110,36 @@ def search(explore: Callable[..., Exploration], setup: Setup, processes: int,
             results.close()
     merged = merge(parts)
     merged.elapsed = time.monotonic() - started
+    shares.finish(merged)
     return merged
+
+
+class _Shares:
+    """The latest progress of each shard of a search over processes, and
+    who is told their sum (:mod:`blanket.exploration.reporting`), if anyone."""
+
+    def __init__(self, progress: Report | None, strategy: str, max_schedules: int,
+                 count: int, started: float) -> None:
+        self.reporter = None if progress is None else Reporter(progress)
+        self.started = started
+        self.latest: dict[int, Progress] = {}
+        for index in range(1, count + 1):  # (nothing run yet)
+            share = budget(strategy, max_schedules, index, count)
+            self.latest[index] = Progress(0, 0, 0.0, 0, 0, share, share)
+
+    def note(self, index: int, progress: Progress) -> None:
+        """Shard *index* went as far as *progress*: say the sum when due."""
+        self.latest[index] = progress
+        if self.reporter is not None and self.reporter.due():
+            self.reporter.report(total(self.latest.values(), time.monotonic() - self.started))
+
+    def finish(self, merged: Exploration) -> None:
+        """The last report: the search over, *merged* its result."""
+        if self.reporter is not None:
+            whole = total(self.latest.values(), merged.elapsed)
+            self.reporter.report(Progress(
+                len(merged.schedules), merged.runs, merged.elapsed, len(merged.races),
+                len(merged.unseen), whole.max_schedules, whole.left, done=True))
 
 
 def start(context: SpawnContext, args: tuple[Any, ...]) -> tuple[BaseProcess, Connection]:
@@ -121,9 +161,10 @@ def start(context: SpawnContext, args: tuple[Any, ...]) -> tuple[BaseProcess, Co
     return process, results
 
 
-def collect(workers: Sequence[tuple[BaseProcess, Connection]]) -> list[Exploration]:
+def collect(workers: Sequence[tuple[BaseProcess, Connection]], shares: _Shares
+            ) -> list[Exploration]:
     """The results of *workers* (their shards 1, 2, ... in order), as they
-    come; what a shard raised, raised here."""
+    come, their progress noted in *shares*; what a shard raised, raised here."""
     from multiprocessing.connection import wait
 
     count = len(workers)
@@ -132,14 +173,20 @@ def collect(workers: Sequence[tuple[BaseProcess, Connection]]) -> list[Explorati
     while left:
         for ready in wait(list(left)):
             results = cast("Connection", ready)
-            index = left.pop(results)
-            parts[index] = _answer(workers[index - 1][0], results, index, count)
+            index = left[results]
+            answer = _answer(workers[index - 1][0], results, index, count)
+            if isinstance(answer, Progress):
+                shares.note(index, answer)
+            else:
+                del left[results]
+                parts[index] = answer
     return [parts[index] for index in sorted(parts)]
 
 
 def _answer(process: BaseProcess, results: Connection, index: int, count: int
-            ) -> Exploration:
-    """The answer of shard *index* of *count*, run by *process*."""
+            ) -> Exploration | Progress:
+    """The answer of shard *index* of *count*, run by *process*, or its
+    progress so far."""
     try:
         answer = results.recv()
     except EOFError:
@@ -151,7 +198,7 @@ def _answer(process: BaseProcess, results: Connection, index: int, count: int
         error, trace = answer[1], answer[2]
         error.add_note(f"(raised in the process of shard {index}/{count}:)\n{trace}")
         raise error
-    return cast(Exploration, answer[1])
+    return cast("Exploration | Progress", answer[1])
 
 
 def stop(processes: Sequence[BaseProcess], grace: float = 0.0) -> None:
@@ -201,7 +248,10 @@ def _orphaned(parent: BaseProcess) -> None:
 
 def _work(answer: Connection, explore: Callable[..., Exploration], setup: Setup, index: int,
           count: int, cpu: int | None, options: dict[str, Any]) -> None:
-    """Run the shard and send *answer* the result, or what it raised."""
+    """Run the shard and send *answer* the result, or what it raised (and
+    its progress before, when *options* ask for it)."""
+    if options.get("progress"):
+        options = {**options, "progress": partial(_send_progress, answer)}
     try:
         sent: tuple[object, ...] = (DONE, _shard(explore, setup, index, count, cpu, options))
     except BaseException as error:  # noqa: BLE001 - raised again by the caller
@@ -213,6 +263,10 @@ def _work(answer: Connection, explore: Callable[..., Exploration], setup: Setup,
             error = RuntimeError(f"{type(error).__qualname__}: {error}")
         sent = (RAISED, error, trace)
     answer.send(sent)
+
+
+def _send_progress(answer: Connection, progress: Progress) -> None:
+    answer.send((PROGRESS, progress))
 
 
 def _shard(explore: Callable[..., Exploration], setup: Setup, index: int, count: int,

@@ -302,7 +302,22 @@ def summary_of(kind: str, message: str) -> str:
     *message*, of the first thing that went wrong (a thread's exception,
     not the waits that followed from it)."""
     first = message.split(CONSEQUENCE)[0].strip()
-    return first.splitlines()[-1] if first else kind
+    return _said(first.splitlines()) if first else kind
+
+
+def _said(lines: list[str]) -> str:
+    """The last of *lines* (a traceback's), pytest's explanation of a failed
+    ``assert`` left out: pytest rewrites the asserts of test modules, and
+    their ``AssertionError`` gains lines (``assert 1 == 2``, ``+  where
+    ...``) that a run of the written test without pytest does not print."""
+    raised = [n for n, line in enumerate(lines) if line.startswith("AssertionError")]
+    if not raised:
+        return lines[-1]
+    last = raised[-1]
+    if lines[last].startswith("AssertionError: assert "):  # no message of its own
+        return "AssertionError"
+    explained = [n for n in range(last + 1, len(lines)) if lines[n].startswith("assert ")]
+    return lines[explained[0] - 1] if explained else lines[-1]
 
 
 def docstring(text: Any) -> str:

@@ -51,13 +51,19 @@ import random
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 
 from ..interpreters import refuse_untested
-from ..seconds import check_seconds
 from . import pct, uniform
 from .affinity import one_cpu
+from .arguments import (
+    RACES,
+    check_arguments,
+    check_count,
+    check_guided,
+    parse_shard,
+)
 from .dfs import DepthFirst, NotDeterministic
 from .guided import Guide
 from .monitor import monitoring
@@ -67,6 +73,7 @@ from .processwide import Snapshot
 from .races import Race
 from .races import report as races_report
 from .reach import Goal, goal
+from .reporting import Progress, Reporter, budget, check_progress
 from .reproduce import reproduce, summary_of
 from .result import Exploration, Failure, Setup
 from .run import Chooser, Run, run_once
@@ -76,77 +83,6 @@ from .tried import try_failure_test, try_reach_test
 from .unseen import Unseen
 from .watch import Transitive
 from .witness import Witness, witnessing
-
-STRATEGIES = ("dfs", "random", "pct")
-#: What :func:`explore` does with data races on plain shared state.
-RACES = ("report", "fail", "off")
-
-
-def _parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int]:
-    if shard is None:
-        return 1, 1
-    if isinstance(shard, str):
-        try:
-            index, count = (int(part) for part in shard.split("/"))
-        except ValueError:
-            raise ValueError(f"shard {shard!r}: expected 'i/n', e.g. '1/4'") from None
-    elif isinstance(shard, tuple) and len(shard) == 2 \
-            and all(_is_int(part) for part in shard):
-        index, count = shard
-    else:
-        raise TypeError(f"shard={shard!r}: expected 'i/n' or a tuple (i, n) of two ints")
-    if not 1 <= index <= count:
-        raise ValueError(f"shard {index}/{count}: expected 1 <= i <= n")
-    return index, count
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check_count(name: str, value: object, least: int, *, optional: bool = False) -> None:
-    """Refuse *value* for the argument *name* unless it is an int of at
-    least *least* (or ``None`` when *optional*): a float, even ``nan``, or
-    a string would stop the search at once or never."""
-    if optional and value is None:
-        return
-    if not _is_int(value):
-        expected = "an int or None" if optional else "an int"
-        raise TypeError(f"{name}={value!r}: expected {expected}")
-    if value < least:  # type: ignore[operator]
-        more = "0 or more" if least == 0 else f"at least {least}"
-        raise ValueError(f"{name}={value}: expected {more}")
-
-
-def _check_arguments(setup: object, strategy: object, seed: object, timeout: object,
-                     name: object) -> None:
-    """Refuse, at the call, the arguments of :func:`explore` that are not
-    counts (those are :func:`_check_count`'s)."""
-    if not callable(setup):
-        raise TypeError(f"explore: setup={setup!r} is not callable: expected a "
-                        "function that fills a Scenario")
-    if not isinstance(strategy, str):
-        raise TypeError(f"strategy={strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    if not _is_int(seed):
-        raise TypeError(f"seed={seed!r}: expected an int")
-    check_seconds(timeout, "explore's timeout")
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"name={name!r}: expected a str or None")
-
-
-def _check_guided(guided: object, strategy: str, reach: object) -> None:
-    """Refuse *guided* unless ``None`` or a bool, and ``True`` unless the
-    search is a depth-first one for lines (*reach*)."""
-    if guided is not None and not isinstance(guided, bool):
-        raise TypeError(f"guided={guided!r}: expected True, False or None")
-    if guided and strategy != "dfs":
-        raise ValueError(f"guided=True with strategy {strategy!r}: only the 'dfs' search "
-                         "is guided (the samples are random)")
-    if guided and reach is None:
-        raise ValueError("guided=True without reach=: the search is guided toward the "
-                         "lines reach= names")
 
 
 def _owner(choices: Sequence[str], count: int) -> int:
@@ -171,7 +107,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
             shard: str | tuple[int, int] | None = None, split_depth: int = 4,
             timeout: float = 10.0, name: str | None = None, races: str = "report",
             exclude: Iterable[object] = (), reach: object = None, lines: bool = False,
-            processes: int = 1, guided: bool | None = None) -> Exploration:
+            processes: int = 1, guided: bool | None = None,
+            progress: Callable[[Progress], object] | None = None) -> Exploration:
     """Run the scenario *setup* describes under many orders of its calls;
     stop at the first failure.
 
@@ -240,16 +177,25 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     processes and merges them (:mod:`blanket.exploration.processes`): the
     same schedules; the setup must be importable.
 
+    *progress*, a callable, is given a :class:`~blanket.Progress` (the
+    schedules counted and the runs made so far, the seconds elapsed, the
+    data races and the gaps found, the budget and what is left of it) at
+    most every :data:`~blanket.exploration.reporting.INTERVAL` seconds
+    (0.2) while the search runs, and once at its end (``done``), before the
+    written test is tried; with *processes* the processes send theirs to
+    the caller, which adds them up. What it raises ends the search.
+
     On an interpreter the searches are not tested on it refuses,
     :class:`~blanket.UnsupportedInterpreter` (:mod:`blanket.interpreters`).
     """
     refuse_untested("explore")
-    _check_arguments(setup, strategy, seed, timeout, name)
-    _check_count("max_schedules", max_schedules, 1)
-    _check_count("max_preemptions", max_preemptions, 0, optional=True)
-    _check_count("depth", depth, 1)
-    _check_count("split_depth", split_depth, 1)
-    _check_guided(guided, strategy, reach)
+    check_arguments(setup, strategy, seed, timeout, name)
+    check_count("max_schedules", max_schedules, 1)
+    check_count("max_preemptions", max_preemptions, 0, optional=True)
+    check_count("depth", depth, 1)
+    check_count("split_depth", split_depth, 1)
+    check_guided(guided, strategy, reach)
+    check_progress(progress)
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     if isinstance(exclude, str):
@@ -263,7 +209,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 "strategy": strategy, "max_schedules": max_schedules,
                 "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
                 "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
-                "exclude": exclude, "reach": reach, "lines": lines, "guided": guided})
+                "exclude": exclude, "reach": reach, "lines": lines, "guided": guided},
+                progress)
             _try_tests(merged, timeout)
             return merged
         transitive = Transitive(exclude)
@@ -288,7 +235,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                     result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
                                      shard, split_depth, timeout, name, races, runners,
                                      transitive, aim, guided is not False, monitored,
-                                     witnessed)
+                                     progress, witnessed)
                 finally:
                     runners.close()  # nothing left running, however the search ended
                 if not runners.shared:
@@ -348,19 +295,24 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
             transitive: Transitive, aim: Goal | None = None, guided: bool = False,
-            monitored: bool = False, witnessed: bool = False) -> Exploration:
+            monitored: bool = False, progress: Callable[[Progress], object] | None = None,
+            witnessed: bool = False) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
     looked for, which a depth-first search is *guided* toward; the threads'
     calls are seen through ``sys.monitoring`` when *monitored*, and what
-    they start by the witness's tool when *witnessed*."""
-    index, count = _parse_shard(shard)
+    they start by the witness's tool when *witnessed*; *progress* is told
+    how far it went."""
+    index, count = parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
                            split_depth, transitive, aim)
     searching.unseen.monitored = monitored
     if searching.racy is not None:  # (with nothing watched, there is nothing to check)
         searching.unseen.witness = Witness(witnessed)
+    searching.budget = budget(strategy, max_schedules, index, count)
+    if progress is not None:
+        searching.reporter = Reporter(progress)
     if guided and strategy == "dfs" and aim is not None and aim.targets:
         searching.guide = Guide(aim.targets)
     try:
@@ -416,6 +368,12 @@ class _Searching:
         self.threads = self.judged = False
         #: The places threads spun at (see :mod:`blanket.exploration.spins`).
         self.spun: set[str] = set()
+        #: Who is told how far the search went, if anyone; the schedules
+        #: this shard may count; the samples taken (the random strategies'
+        #: budget), None for a depth-first search (its budget is its count).
+        self.reporter: Reporter | None = None
+        self.budget = 0
+        self.sampled: int | None = None
 
     @property
     def unknowable(self) -> bool:
@@ -438,7 +396,28 @@ class _Searching:
              search: DepthFirst | None) -> str:
         """Count *run* (its schedule among *schedules* when it is this shard's,
         *mine*; *search* the depth-first search that made it, if one did):
-        :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`."""
+        :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`; say
+        how far the search went when a report is due."""
+        went = self._take(run, mine, schedules, search)
+        if self.reporter is not None and self.reporter.due():
+            self.reporter.report(self.progress())
+        return went
+
+    def progress(self, done: bool = False) -> Progress:
+        """How far the search went (its end, when *done*)."""
+        result = self.result
+        spent = len(result.schedules) if self.sampled is None else self.sampled
+        if done:
+            unseen, elapsed = len(result.unseen), result.elapsed
+        else:
+            unseen = len(self.unseen.notes) + len(self.doubts) + bool(self.late)
+            elapsed = time.monotonic() - self.started
+        return Progress(len(result.schedules), result.runs, elapsed, len(result.races),
+                        unseen, self.budget, max(0, self.budget - spent), done)
+
+    def _take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
+              search: DepthFirst | None) -> str:
+        """:meth:`take`, the report aside."""
         result = self.result
         result.runs += 1
         self.threads = self.threads or bool(run.core.managed)
@@ -522,6 +501,8 @@ class _Searching:
         result.elapsed = time.monotonic() - self.started
         if self.aim is not None:
             self.aim.finish(result)
+        if self.reporter is not None:
+            self.reporter.report(self.progress(done=True))
         return result
 
 
@@ -572,10 +553,12 @@ def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
     index, count = searching.index, searching.count
     passing = DepthFirst(None, searching.split_depth)
     passed: list[tuple[str, ...]] = []  # the pass's schedules, this shard's
-    length = 1
+    length, sampled = 1, 0
     for number in range(1, max_schedules + 1):
         if (number - 1) % count != index - 1:  # the run numbers are split, not the count
             continue
+        sampled += 1
+        searching.sampled = sampled
         rng = random.Random(f"{seed}/{number}")
         chooser = (uniform.chooser(rng) if strategy == "random"
                    else pct.chooser(rng, depth, length))

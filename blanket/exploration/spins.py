@@ -33,6 +33,7 @@ search says so in its verdict.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,10 +49,12 @@ SPIN_READS = 2000
 
 
 #: How many times a thread reads the same again, nothing changed, before
-#: it is taken to spin: one read again is no loop (a method called twice, a
-#: check made twice), and withholding it would leave out the orders where
-#: another thread changes what it reads in between.
-SPIN_AFTER = 2
+#: it is taken to spin. Nothing tells a spin from a loop whose progress is in
+#: its local variables (``for _ in range(4)``), or from a method called
+#: twice: withholding such a thread leaves out the orders where another one
+#: changes what it reads in between, and the verdict is not the whole space.
+#: Loops of up to this many turns are searched whole.
+SPIN_AFTER = 8
 
 
 #: How many times in a row a thread may read the same again, nothing
@@ -74,6 +77,8 @@ class Spins:
         self._writers: dict[str, tuple[str, str]] = {}
         #: The threads withheld at the last look, by number: their read.
         self.withheld: dict[int, Transaction] = {}
+        # How long each thread's record was when its last read was let go.
+        self._marks: dict[threading.Thread, int] = {}
         #: Each place a thread was withheld at: what it read there.
         self.noted: dict[str, str] = {}
         #: The number of steps taken when only spinning threads were left,
@@ -88,13 +93,25 @@ class Spins:
         memory: Any = tx.primitive
         return (memory._name, memory.where, self._watch.reaching.get(tx.thread))
 
+    def _record(self, tx: Transaction) -> list[Any]:
+        """Every access *tx*'s thread made (see :class:`~blanket.exploration.watch.Watch`)."""
+        return next((record for thread, record in self._watch.records
+                     if thread is tx.thread), [])
+
+    def _wrote(self, tx: Transaction) -> bool:
+        """Whether *tx*'s thread wrote anything since its last read let go:
+        a write that does not park (a thread-local's, say) changes what it
+        reads next too."""
+        record = self._record(tx)
+        return any(record[self._marks.get(tx.thread, 0) + 3::5])  # (five items an access)
+
     def spinning(self, thread: int, tx: Transaction) -> bool:
         """Whether *thread*, parked at *tx*, spins (see the module): then it
         is withheld until something changes."""
         read = self._read(tx)
         reads = self._reads.get(thread)
         if (read is None or reads is None or reads[0] != self.changes or read not in reads[1]
-                or reads[2][0] < SPIN_AFTER):
+                or reads[2][0] < SPIN_AFTER or self._wrote(tx)):
             return False
         self.withheld[thread] = tx
         self.noted.setdefault(str(read[1]), str(read[0]))
@@ -115,11 +132,12 @@ class Spins:
         read = self._read(tx)
         if read is not None:
             reads = self._reads.get(thread)
-            if reads is None or reads[0] != self.changes:
+            if reads is None or reads[0] != self.changes or self._wrote(tx):
                 reads = self._reads[thread] = (self.changes, set(), [0])
             elif read in reads[1]:
                 reads[2][0] += 1
             reads[1].add(read)
+            self._marks[tx.thread] = len(self._record(tx))
             return
         self.changes += 1
         self.forced_from = None

@@ -142,7 +142,7 @@ def try_failure_test(source: str, kind: str, summary: str, timeout: float) -> tu
     """Try the test *source* written for a failure of *kind* whose last line
     is *summary*, found by a search whose waits were bounded by *timeout*:
     what the try says, and the source to hand over (a comment instead of a
-    test that passes). Where :func:`trying` says so, nothing is tried: an
+    test that passes). Where ``trying()`` says so, nothing is tried: an
     empty sentence and *source* as it is."""
     if trying():
         return "", source
@@ -174,7 +174,7 @@ def remark(checked: str) -> str:
 def try_reach_test(source: str, timeout: float) -> str:
     """Try the test *source* written for a line reached by a search whose
     waits were bounded by *timeout*: what the try says (it must pass);
-    nothing where :func:`trying` says so."""
+    nothing where ``trying()`` says so."""
     if trying():
         return ""
     why, status, output = _run(source, timeout)

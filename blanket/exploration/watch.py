@@ -191,7 +191,7 @@ class Watch:
 
     def park_at(self, site: Site) -> None:
         """Make *site* park from now on, while the scenario is entered
-        (see :class:`~blanket.exploration.spins.FreeSpins`)."""
+        (see ``blanket.exploration.spins.FreeSpins``)."""
         site.racy = True
         self._parking.append(site)
 

@@ -26,10 +26,12 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..exploration.arguments import STRATEGIES
 from ..exploration.races import Race
+from ..exploration.reporting import Progress, Report, Reporter, check_progress
 from ..exploration.reproduce import replay, summary_of
 from ..exploration.result import Exploration
-from ..exploration.search import STRATEGIES, explore
+from ..exploration.search import explore
 from ..exploration.tried import try_failure_test, untried
 from ..interpreters import refuse_untested
 from ..seconds import check_seconds
@@ -124,6 +126,8 @@ class _Options:
     answers: Model
     #: What every run watches (:func:`~blanket.linearizability.scenarios.watched`).
     targets: list[object]
+    #: Who is told how far the check went, if anyone.
+    told: _Told | None = None
 
     def setup(self, workload: Workload) -> WorkloadSetup:
         return workload.setup(self.make, self.answers, partition=self.partition,
@@ -137,6 +141,9 @@ class _Options:
             "strategy": self.strategy, "max_schedules": self.max_schedules,
             "max_preemptions": self.max_preemptions, "seed": self.seed,
             "timeout": self.timeout, **bounds}
+        if self.told is not None:
+            self.told.explorations += 1
+            options["progress"] = self.told.exploring
         with untried():  # the check's failure carries a test of its own
             exploration = explore(setup, name=setup.__qualname__, **options)
         self.raise_error()
@@ -149,16 +156,49 @@ class _Options:
             raise self.answers.error
 
 
+class _Told:
+    """Tells a check's ``progress=`` how far it went: its explorations
+    done added up, with the one going on."""
+
+    def __init__(self, progress: Report, max_schedules: int) -> None:
+        self.reporter = Reporter(progress)
+        self.max_schedules = max_schedules
+        self.started = time.monotonic()
+        self.explorations = self.schedules = self.runs = self.races = self.unseen = 0
+
+    def exploring(self, progress: Progress) -> None:
+        """The exploration going on went as far as *progress*."""
+        schedules, runs = self.schedules + progress.schedules, self.runs + progress.runs
+        races, unseen = max(self.races, progress.races), max(self.unseen, progress.unseen)
+        if progress.done:
+            self.schedules, self.runs, self.races, self.unseen = schedules, runs, races, unseen
+        elif self.reporter.due():
+            self.reporter.report(Progress(schedules, runs, time.monotonic() - self.started,
+                                          races, unseen, self.max_schedules, None,
+                                          explorations=self.explorations))
+
+    def finish(self, result: Linearizability) -> None:
+        """The last report: the check over, *result* its verdict."""
+        self.reporter.report(Progress(self.schedules, self.runs, result.elapsed,
+                                      len(result.races), len(result.unseen), self.max_schedules,
+                                      None, True, self.explorations))
+
+
+def check_operations(operations: object) -> None:
+    """Refuse *operations* unless a non-empty sequence of callables."""
+    if not isinstance(operations, Sequence) or isinstance(operations, str) \
+            or not operations or not all(map(callable, operations)):
+        raise TypeError(f"operations={operations!r}: expected a non-empty sequence of "
+                        "callables op(obj)")
+
+
 def _check(make: object, operations: object, counts: Mapping[str, object],
            model: object, partition: object, bounds: Mapping[str, object]) -> None:
     """Refuse what :func:`check_linearizable` cannot run."""
     if not callable(make):
         raise TypeError(f"check_linearizable: make={make!r} is not callable: expected a "
                         "factory of the object under test")
-    if not isinstance(operations, Sequence) or isinstance(operations, str) \
-            or not operations or not all(map(callable, operations)):
-        raise TypeError(f"operations={operations!r}: expected a non-empty sequence of "
-                        "callables op(obj)")
+    check_operations(operations)
     for name, value in counts.items():
         least = 1 if name in ("threads", "operations_per_thread", "scenarios") else 0
         most = MAX_THREADS if name == "threads" else MAX_COUNT
@@ -188,7 +228,9 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
                        model: Callable[[], Any] | None = None, strategy: str = "dfs",
                        max_schedules: int = 10_000, max_preemptions: int | None = None,
                        timeout: float = 10.0, prefix: int = 0, suffix: int = 0,
-                       partition: Callable[[Op], Hashable] | None = None) -> Linearizability:
+                       partition: Callable[[Op], Hashable] | None = None,
+                       progress: Callable[[Progress], object] | None = None
+                       ) -> Linearizability:
     """Check that the objects *make* builds are linearizable under the
     *operations* (callables ``op(obj)``; what one returns or raises is its
     result).
@@ -210,6 +252,14 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     reported with a test that replays it (:class:`LinearizabilityFailure
     <blanket.linearizability.report.LinearizabilityFailure>`).
 
+    *progress*, a callable, is told how far the check went, as
+    :func:`blanket.explore`'s is (a :class:`~blanket.Progress`, at most
+    every 0.2 s and once at the end): the schedules and runs of its
+    explorations added up, how many explorations were made
+    (:attr:`~blanket.Progress.explorations`), the most races and gaps one
+    found (at the end, the check's); each scenario has its own budget, so
+    nothing is said ``left``.
+
     What the check was given failing raises
     :class:`~blanket.LinearizabilityError` instead of a verdict: *make* or
     *model* raising, the specification raising an exception that says it is
@@ -224,15 +274,21 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     bounds = {"max_schedules": max_schedules, "max_preemptions": max_preemptions,
               "seed": seed, "timeout": timeout}
     _check(make, operations, counts, model, partition, bounds)
+    check_progress(progress)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
     factory = Factory(make, "make")
     answers = Model(factory if model is None else Factory(model, "model"), timeout)
     options = _Options(factory, make, model, partition, strategy, max_schedules,
                        max_preemptions, seed, timeout, answers, watched(factory, operations))
+    if progress is not None:
+        options.told = _Told(progress, max_schedules)
     try:
-        return _checked(options, operations, threads, operations_per_thread, scenarios,
-                        prefix, suffix)
+        result = _checked(options, operations, threads, operations_per_thread, scenarios,
+                          prefix, suffix)
+        if options.told is not None:
+            options.told.finish(result)
+        return result
     finally:
         options.answers.close()
 

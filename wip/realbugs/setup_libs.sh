@@ -25,9 +25,20 @@ multimethod==1.9.0 multimethod==1.9.1
 injector==0.20.1 injector==0.21.0
 pyparsing==3.2.3 pyparsing==3.2.4
 tqdm==4.32.1 tqdm==4.32.2
+python-dateutil==2.6.1 python-dateutil==2.7.0
+lazy_loader==0.3 lazy_loader==0.4
+pytz==2022.7 pytz==2022.7.1
+loguru==0.7.2 loguru==0.7.3
+cachelib==0.14.0 cachelib==0.15.0
+opentelemetry-api==1.5.0 opentelemetry-api==1.6.0
 "
 for spec in $PINS; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
     [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
+# opentelemetry-api 1.5/1.6 import pkg_resources, which the 3.12+ venvs do not have: the
+# setuptools that still ships it goes into the same --target dir.
+for v in 1.5.0 1.6.0; do
+    [ -d libs/opentelemetry-api-$v/pkg_resources ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/opentelemetry-api-$v "setuptools<70" 2>&1 | grep -v "^WARNING" || true
 done
 ls libs
