@@ -125,7 +125,7 @@ def _same(callee: object) -> object:
 
 def opaque(callee: object) -> bool:
     """Whether *callee* is an instance of a C type blanket knows nothing of
-    (see :func:`_opaque`)."""
+    (see ``_opaque``)."""
     kind = type(callee)
     return (FOLLOW[kind] if kind in FOLLOW else _handler(kind)) is _opaque
 

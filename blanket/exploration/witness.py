@@ -4,7 +4,7 @@ named before the search says "the whole space".
 
 The watch (:mod:`blanket.exploration.watch`) rewrites the code the threads
 run and learns of the code it did not rewrite yet from the threads' calls
-(:mod:`blanket.exploration.unseen`: a profile function per thread on 3.11,
+(``blanket.exploration.unseen``: a profile function per thread on 3.11,
 ``sys.monitoring`` tool 4 from 3.12 on). "The whole space" rests on it
 having met every function a thread ran. The witness checks that claim
 through a different mechanism: from 3.12 on its own ``sys.monitoring``
@@ -25,7 +25,7 @@ search's last pass (each restart forgets) that the watch neither rewrote,
 nor judged (excluded, named, or run by blanket itself), is a gap:
 ``"function f at pkg/mod.py:12 ran unwatched (seen by the witness: the
 watch neither watched nor named it)"`` in :attr:`Exploration.unseen
-<blanket.exploration.result.Exploration.unseen>`, and the search does not
+<blanket.Exploration.unseen>`, and the search does not
 say "the whole space".
 
 What it does not see: code that runs no Python frame (C code: what C
@@ -41,13 +41,13 @@ interpreter calls it at every frame's start, and every instruction of its
 thread runs slower while one is on. So it is on only while the thread runs
 its own code: blanket's bookkeeping of a call (most of the calls of a
 step, parking included) turns it off with the profile
-(:func:`blanket.core.unwatched`, :data:`blanket.core.quiet_traces`), and
+(``blanket.core.unwatched``, ``blanket.core.quiet_traces``), and
 the code objects it met are passed by after one lookup. (Not where
 another trace function is on, coverage's or a debugger's: it sees
 blanket's code as ever, and the witness's stays on over it.) The thread's
 data the witness keeps (``_local``) is blanket's own, put back between
 two managed threads like the watch's (see
-:mod:`blanket.exploration.threadlocals`): the code under test's would keep
+``blanket.exploration.threadlocals``): the code under test's would keep
 the runners from serving another run. Measured on the 2 x 6 locked
 sections of ``bench`` (924 runs), a search with the witness takes 1.1
 times the time it takes without (3.11 and 3.13t alike).
@@ -206,7 +206,7 @@ def _traced(witness: Witness, call: Callable[..., Any], *args: Any, **kwargs: An
     was on (coverage's, a debugger's), if any.
 
     Alone, the trace function is off while blanket's own bookkeeping of a
-    call runs (:data:`blanket.core.quiet_traces`): a trace function on
+    call runs (``blanket.core.quiet_traces``): a trace function on
     makes every instruction of the thread slower, and most of the calls
     there are blanket's."""
     previous: Any = sys.gettrace()
@@ -239,7 +239,7 @@ def _traced(witness: Witness, call: Callable[..., Any], *args: Any, **kwargs: An
 
 
 #: Whether a trace function alone is turned off in blanket's bookkeeping
-#: (:data:`blanket.core.quiet_traces`): not from 3.12 on, where a trace
+#: (``blanket.core.quiet_traces``): not from 3.12 on, where a trace
 #: function is a ``sys.monitoring`` tool's, and setting one re-instruments
 #: every function (the witness has its own tool there, and traces only
 #: where its id is taken).
