@@ -40,15 +40,14 @@ from typing import Any
 
 import pytest
 
-from .errors import death_notice
 from .exploration.arguments import parse_shard
 from .exploration.result import Exploration, Setup, Step
 from .exploration.search import explore as _explore
-from .holdback import join_threads
 from .linearizability.check import Linearizability
 from .linearizability.check import check_linearizable as _check_linearizable
 from .scenario import Scenario
 from .seconds import check_seconds
+from .testcase import clean_up
 from .threads import thread_names
 
 #: The bound on the scenario fixture's waits, as ScenarioTestCase's
@@ -359,31 +358,13 @@ def scenario(request: pytest.FixtureRequest) -> Iterator[Scenario]:
     made = _NamedScenario(request.node.name, timeout=timeout)
     yield made
     called = request.node.stash.get(_CALL, None)
-    problems = clean_up(made, returned=called is not None and called.passed,
-                        threads_must_run=bool(marked.get("threads_must_run", True)))
+    required = bool(marked.get("threads_must_run", True)) and called is not None \
+        and called.passed
+    problems = clean_up(made, never_ran=(
+        "enter 'with scenario:' afterwards (mark the test "
+        "@pytest.mark.blanket(threads_must_run=False) if it never meant to run them)")
+        if required else None)
     if problems:
         pytest.fail("\n\n".join(problems), pytrace=False)
 
 
-def clean_up(scenario: Scenario, *, returned: bool, threads_must_run: bool) -> list[str]:
-    """Exit *scenario* if it was left entered, undo its injections, join its
-    threads within its timeout; what is wrong, as ScenarioTestCase says it."""
-    core = scenario._core
-    try:
-        if core.regulated:  # left without its with-block ending
-            scenario.__exit__(None, None, None)
-    finally:
-        scenario.close_injections()
-    stuck = join_threads(list(core.managed), core.timeout)
-    problems = []
-    never_ran = [thread for thread in core.managed if thread.ident is None]
-    if never_ran and threads_must_run and returned:
-        names = ", ".join(repr(thread.name) for thread in never_ran)
-        problems.append(f"threads {names} never ran: the test made them but did not "
-                        "enter 'with scenario:' afterwards (mark the test "
-                        "@pytest.mark.blanket(threads_must_run=False) if it never meant "
-                        "to run them)")
-    if stuck:
-        problems.append("threads still running at the end of the test:\n" + scenario.report())
-    problems.extend(death_notice(thread, error) for thread, error in core.errors.items())
-    return problems
