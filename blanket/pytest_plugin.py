@@ -260,8 +260,10 @@ class _Searches:
             line.pop("processes", None)
         return {**line, **self.marked, **given}
 
-    def done(self, kind: str, result: Exploration | Linearizability) -> None:
-        """Count *result*, and keep its verdict with the test's report."""
+    def done(self, kind: str, of: object, result: Exploration | Linearizability) -> None:
+        """Count *result* of the search *kind* of *of* (the setup, the
+        factory), and keep its verdict with the test's report; a failure
+        fails the test, with its report (:func:`report`)."""
         tally = self.config.stash[_TALLY]
         if isinstance(result, Exploration):
             tally.explorations += 1
@@ -272,10 +274,14 @@ class _Searches:
             tally.checks += 1
             tally.schedules += result.schedules
             tally.exhausted += bool(result.exhausted) and all(result.exhausted)
-        if result.failure is not None:
-            tally.failures += 1
-        else:  # shown with -rP (a failure's report says it all)
+        failure = result.failure
+        if failure is None:  # shown with -rP (a failure's report says it all)
             self.node.add_report_section("call", "blanket", f"{kind}: {result}")
+            return
+        tally.failures += 1
+        name = getattr(of, "__qualname__", repr(of))
+        pytest.fail(report(f"{kind}({name})", str(result), failure.schedule, failure.source),
+                    pytrace=False)
 
 
 @pytest.fixture
@@ -287,12 +293,7 @@ def blanket_explore(request: pytest.FixtureRequest) -> Callable[..., Exploration
 
     def explore(setup: Setup, **options: Any) -> Exploration:
         result = _explore(setup, **searches.options(options, exploring=True))
-        searches.done("explore", result)
-        failure = result.failure
-        if failure is not None:
-            name = getattr(setup, "__qualname__", repr(setup))
-            pytest.fail(report(f"explore({name})", str(result), failure.schedule,
-                               failure.source), pytrace=False)
+        searches.done("explore", setup, result)
         return result
     return explore
 
@@ -310,12 +311,7 @@ def blanket_check_linearizable(request: pytest.FixtureRequest
                            **options: Any) -> Linearizability:
         result = _check_linearizable(make, operations,
                                      **searches.options(options, exploring=False))
-        searches.done("check_linearizable", result)
-        failure = result.failure
-        if failure is not None:
-            name = getattr(make, "__qualname__", repr(make))
-            pytest.fail(report(f"check_linearizable({name})", str(result), failure.schedule,
-                               failure.source), pytrace=False)
+        searches.done("check_linearizable", make, result)
         return result
     return check_linearizable
 
