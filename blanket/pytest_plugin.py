@@ -40,15 +40,14 @@ from typing import Any
 
 import pytest
 
-from .errors import death_notice
 from .exploration.arguments import parse_shard
 from .exploration.result import Exploration, Setup, Step
 from .exploration.search import explore as _explore
-from .holdback import join_threads
 from .linearizability.check import Linearizability
 from .linearizability.check import check_linearizable as _check_linearizable
 from .scenario import Scenario
 from .seconds import check_seconds
+from .testcase import clean_up
 from .threads import thread_names
 
 #: The bound on the scenario fixture's waits, as ScenarioTestCase's
@@ -261,8 +260,10 @@ class _Searches:
             line.pop("processes", None)
         return {**line, **self.marked, **given}
 
-    def done(self, kind: str, result: Exploration | Linearizability) -> None:
-        """Count *result*, and keep its verdict with the test's report."""
+    def done(self, kind: str, of: object, result: Exploration | Linearizability) -> None:
+        """Count *result* of the search *kind* of *of* (the setup, the
+        factory), and keep its verdict with the test's report; a failure
+        fails the test, with its report (:func:`report`)."""
         tally = self.config.stash[_TALLY]
         if isinstance(result, Exploration):
             tally.explorations += 1
@@ -273,10 +274,14 @@ class _Searches:
             tally.checks += 1
             tally.schedules += result.schedules
             tally.exhausted += bool(result.exhausted) and all(result.exhausted)
-        if result.failure is not None:
-            tally.failures += 1
-        else:  # shown with -rP (a failure's report says it all)
+        failure = result.failure
+        if failure is None:  # shown with -rP (a failure's report says it all)
             self.node.add_report_section("call", "blanket", f"{kind}: {result}")
+            return
+        tally.failures += 1
+        name = getattr(of, "__qualname__", repr(of))
+        pytest.fail(report(f"{kind}({name})", str(result), failure.schedule, failure.source),
+                    pytrace=False)
 
 
 @pytest.fixture
@@ -288,12 +293,7 @@ def blanket_explore(request: pytest.FixtureRequest) -> Callable[..., Exploration
 
     def explore(setup: Setup, **options: Any) -> Exploration:
         result = _explore(setup, **searches.options(options, exploring=True))
-        searches.done("explore", result)
-        failure = result.failure
-        if failure is not None:
-            name = getattr(setup, "__qualname__", repr(setup))
-            pytest.fail(report(f"explore({name})", str(result), failure.schedule,
-                               failure.source), pytrace=False)
+        searches.done("explore", setup, result)
         return result
     return explore
 
@@ -311,12 +311,7 @@ def blanket_check_linearizable(request: pytest.FixtureRequest
                            **options: Any) -> Linearizability:
         result = _check_linearizable(make, operations,
                                      **searches.options(options, exploring=False))
-        searches.done("check_linearizable", result)
-        failure = result.failure
-        if failure is not None:
-            name = getattr(make, "__qualname__", repr(make))
-            pytest.fail(report(f"check_linearizable({name})", str(result), failure.schedule,
-                               failure.source), pytrace=False)
+        searches.done("check_linearizable", make, result)
         return result
     return check_linearizable
 
@@ -359,31 +354,13 @@ def scenario(request: pytest.FixtureRequest) -> Iterator[Scenario]:
     made = _NamedScenario(request.node.name, timeout=timeout)
     yield made
     called = request.node.stash.get(_CALL, None)
-    problems = clean_up(made, returned=called is not None and called.passed,
-                        threads_must_run=bool(marked.get("threads_must_run", True)))
+    required = bool(marked.get("threads_must_run", True)) and called is not None \
+        and called.passed
+    problems = clean_up(made, never_ran=(
+        "enter 'with scenario:' afterwards (mark the test "
+        "@pytest.mark.blanket(threads_must_run=False) if it never meant to run them)")
+        if required else None)
     if problems:
         pytest.fail("\n\n".join(problems), pytrace=False)
 
 
-def clean_up(scenario: Scenario, *, returned: bool, threads_must_run: bool) -> list[str]:
-    """Exit *scenario* if it was left entered, undo its injections, join its
-    threads within its timeout; what is wrong, as ScenarioTestCase says it."""
-    core = scenario._core
-    try:
-        if core.regulated:  # left without its with-block ending
-            scenario.__exit__(None, None, None)
-    finally:
-        scenario.close_injections()
-    stuck = join_threads(list(core.managed), core.timeout)
-    problems = []
-    never_ran = [thread for thread in core.managed if thread.ident is None]
-    if never_ran and threads_must_run and returned:
-        names = ", ".join(repr(thread.name) for thread in never_ran)
-        problems.append(f"threads {names} never ran: the test made them but did not "
-                        "enter 'with scenario:' afterwards (mark the test "
-                        "@pytest.mark.blanket(threads_must_run=False) if it never meant "
-                        "to run them)")
-    if stuck:
-        problems.append("threads still running at the end of the test:\n" + scenario.report())
-    problems.extend(death_notice(thread, error) for thread, error in core.errors.items())
-    return problems

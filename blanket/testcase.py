@@ -42,6 +42,31 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
 
+def clean_up(scenario: Scenario, *, never_ran: str | None) -> list[str]:
+    """Exit *scenario* if it was left entered, undo its injections, join its
+    threads within its timeout: what is wrong, each said in full. Threads
+    made and never run are wrong when *never_ran* says how the test should
+    have run them (``"enter 'with scenario:' afterwards ..."``); not when
+    it is ``None`` (they were not required to run)."""
+    core = scenario._core
+    try:
+        if core.regulated:  # left without its with-block ending
+            scenario.__exit__(None, None, None)
+    finally:
+        scenario.close_injections()
+    stuck = join_threads(list(core.managed), core.timeout)
+    problems = []
+    unrun = [thread for thread in core.managed if thread.ident is None]
+    if unrun and never_ran is not None:
+        names = ", ".join(repr(thread.name) for thread in unrun)
+        problems.append(f"threads {names} never ran: the test made them but did not "
+                        f"{never_ran}")
+    if stuck:
+        problems.append("threads still running at the end of the test:\n" + scenario.report())
+    problems.extend(death_notice(thread, error) for thread, error in core.errors.items())
+    return problems
+
+
 class ScenarioTestCase(unittest.TestCase):
     """A ``unittest.TestCase`` whose test methods each get their own scenario."""
 
@@ -189,24 +214,10 @@ class ScenarioTestCase(unittest.TestCase):
         scenario = self._blanket_scenario
         assert scenario is not None
         self._blanket_scenario = None
-        core = scenario._core
-        try:
-            if core.regulated:  # left without its with-block ending
-                scenario.__exit__(None, None, None)
-        finally:
-            scenario.close_injections()
-        stuck = join_threads(list(core.managed), core.timeout)
-        problems = []
-        never_ran = [thread for thread in core.managed if thread.ident is None]
-        if never_ran and self.threads_must_run and self._blanket_method_returned:
-            names = ", ".join(repr(thread.name) for thread in never_ran)
-            problems.append(f"threads {names} never ran: the test made them but did not "
-                            "enter 'with self.scenario:' afterwards (set "
-                            "threads_must_run = False if it never meant to run them)")
-        if stuck:
-            problems.append("threads still running at the end of the test:\n"
-                            + scenario.report())
-        problems.extend(death_notice(thread, error) for thread, error in core.errors.items())
+        required = self.threads_must_run and self._blanket_method_returned
+        problems = clean_up(scenario, never_ran=(
+            "enter 'with self.scenario:' afterwards (set threads_must_run = False if it "
+            "never meant to run them)") if required else None)
         if problems:
             raise self.failureException("\n\n".join(problems))
 

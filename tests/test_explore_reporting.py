@@ -18,6 +18,7 @@ from blanket.linearizability import check
 from . import explore_bugs as bugs
 from . import lin_structures as structures
 from . import reach_cases as cases
+from .support import unchecked
 
 BOUND = 5.0
 
@@ -89,7 +90,7 @@ class Explore(unittest.TestCase):
     def test_a_progress_that_is_not_callable_is_refused_before_any_run(self) -> None:
         ran: list[object] = []
         with self.assertRaisesRegex(TypeError, r"^progress=42: expected a callable taking a "
-                                               r"blanket.Progress, or None$"):
+                                               r"blanket.Progress, or None$"), unchecked():
             blanket.explore(ran.append, progress=42)  # type: ignore[arg-type]
         self.assertEqual(ran, [])
 
@@ -167,7 +168,8 @@ class Linearizable(unittest.TestCase):
         self.assertEqual(told, [last])
 
     def test_a_progress_that_is_not_callable_is_refused(self) -> None:
-        with self.assertRaisesRegex(TypeError, "^progress='no': expected a callable"):
+        with self.assertRaisesRegex(TypeError, "^progress='no': expected a callable"), \
+                unchecked():
             blanket.check_linearizable(structures.LockedCounter,
                                        structures.COUNTER_OPERATIONS,
                                        progress="no")  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ import textwrap
 import tomllib
 import types
 import unittest
+import unittest.mock
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,17 @@ HAVE_XDIST = importlib.util.find_spec("xdist") is not None
 #: What every run is given: no cache written beside the files, the plugin
 #: by this checkout's module (an installed entry point kept out).
 BASE = ["-p", "no:cacheprovider", "-p", "no:blanket"]
+# pytest prints its summary lines whole (" - <message>" past the terminal's width) when
+# one of these says it runs on CI; the tests read the summary as a user's terminal shows it
+CI_VARIABLES = ("CI", "BUILD_NUMBER")
+
+
+def local_environment(**extra: str) -> dict[str, str]:
+    """os.environ as on a developer's machine (no CI variables), with *extra* added."""
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in CI_VARIABLES}
+    return {**environment, **extra}
+
 
 #: A user's test file: a counter under a lock (``LOCKED``), or not.
 USER = '''
@@ -119,7 +131,8 @@ class InProcess(unittest.TestCase):
         shown = io.StringIO()
         path_before = list(sys.path)
         try:
-            with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown):
+            with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown), \
+                    unittest.mock.patch.dict(os.environ, local_environment(), clear=True):
                 code = pytest.main([*BASE, "-p", "no:xdist", "--rootdir", str(self.folder),
                                     str(path), *args], plugins=[pytest_plugin, *plugins])
         finally:
@@ -395,7 +408,7 @@ class InProcesses(unittest.TestCase):
         self.folder = Path(folder.name)
 
     def run_pytest(self, path: Path, *args: str, **env: str) -> tuple[int, str]:
-        environment = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+        environment = local_environment(PYTHONPATH=str(ROOT), **env)
         done = subprocess.run(pytest_command(str(path), *args), cwd=self.folder,
                               env=environment, capture_output=True, text=True, timeout=900)
         return done.returncode, done.stdout + done.stderr

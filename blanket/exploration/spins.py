@@ -98,11 +98,10 @@ class Spins:
         return next((record for thread, record in self._watch.records
                      if thread is tx.thread), [])
 
-    def _wrote(self, tx: Transaction) -> bool:
-        """Whether *tx*'s thread wrote anything since its last read let go:
-        a write that does not park (a thread-local's, say) changes what it
-        reads next too."""
-        record = self._record(tx)
+    def _wrote(self, tx: Transaction, record: list[Any]) -> bool:
+        """Whether *tx*'s thread, whose accesses are *record*, wrote anything
+        since its last read let go: a write that does not park (a
+        thread-local's, say) changes what it reads next too."""
         return any(record[self._marks.get(tx.thread, 0) + 3::5])  # (five items an access)
 
     def spinning(self, thread: int, tx: Transaction) -> bool:
@@ -111,7 +110,7 @@ class Spins:
         read = self._read(tx)
         reads = self._reads.get(thread)
         if (read is None or reads is None or reads[0] != self.changes or read not in reads[1]
-                or reads[2][0] < SPIN_AFTER or self._wrote(tx)):
+                or reads[2][0] < SPIN_AFTER or self._wrote(tx, self._record(tx))):
             return False
         self.withheld[thread] = tx
         self.noted.setdefault(str(read[1]), str(read[0]))
@@ -131,13 +130,13 @@ class Spins:
         """*thread*'s parked call *tx* is let go."""
         read = self._read(tx)
         if read is not None:
-            reads = self._reads.get(thread)
-            if reads is None or reads[0] != self.changes or self._wrote(tx):
+            reads, record = self._reads.get(thread), self._record(tx)
+            if reads is None or reads[0] != self.changes or self._wrote(tx, record):
                 reads = self._reads[thread] = (self.changes, set(), [0])
             elif read in reads[1]:
                 reads[2][0] += 1
             reads[1].add(read)
-            self._marks[tx.thread] = len(self._record(tx))
+            self._marks[tx.thread] = len(record)
             return
         self.changes += 1
         self.forced_from = None
