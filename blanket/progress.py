@@ -73,15 +73,44 @@ def available(tx: Transaction) -> bool:
         return name != "join" or primitive._core.terminated(primitive._real)
     if tx._state is State.STALLED:
         return _free_for(_real_lock(primitive), tx.thread)
+    if name == "acquire" and not tx.call_args()[0]:  # blocking=False never sleeps
+        return True
+    return _there(tx)
+
+
+def _there(tx: Transaction) -> bool:
+    """Whether what the parked call *tx* takes or waits for is there now:
+    the lock free for its thread, a semaphore's slot, an event's flag."""
+    primitive: Any = tx.primitive
+    name = tx.spec.name
+    kind = primitive._kind
     if name == "acquire":
-        if not tx.call_args()[0]:  # blocking=False never sleeps
-            return True
         if kind in ("Semaphore", "BoundedSemaphore"):
             return bool(primitive._real._value > 0)
         return _free_for(_real_lock(primitive), tx.thread)
     if kind == "Event" and name == "wait":
         return bool(primitive._real.is_set())
     return True
+
+
+def looks_only(tx: Transaction) -> bool:
+    """Whether the parked call *tx*, let go now, changes nothing: it only
+    looks (``Lock.locked``, ``Event.is_set``), or it is a try that fails (an
+    acquire of something taken, an ``Event.wait`` of a clear event: each
+    returns false, at once or when its timeout runs out; the one way such
+    a call can be let go but to fail, to sleep till what it waits for comes,
+    also waits for another thread's change). A thread that makes such calls
+    again and again spins (see :mod:`blanket.exploration.spins`)."""
+    name = tx.spec.name
+    if name in ("locked", "is_set"):
+        return True
+    if tx._state is not State.BLOCKED or tx.spec.kind == "Thread":
+        return False
+    return name in ("acquire", "wait") and tx.spec.kind in _TRIED and not _there(tx)
+
+
+#: The kinds whose acquire or wait can fail, changing nothing.
+_TRIED = frozenset({"Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event"})
 
 
 def timed(tx: Transaction) -> bool:

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import threading
 
+#: The bound a wait has unless the user gives one: a scenario's ``timeout``,
+#: a test case's ``stall_timeout``, an exploration's ``timeout``.
+DEFAULT = 10.0
+
 
 def check_seconds(value: object, name: str, *, zero: bool = False) -> float:
     """*value* as a number of seconds, or the error that names *name*.

@@ -17,7 +17,7 @@ import unittest
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import progress, waiting
+from . import progress, seconds, waiting
 from .errors import death_notice
 from .exploration.reach import goal
 from .exploration.reproduce import replay
@@ -72,7 +72,7 @@ class ScenarioTestCase(unittest.TestCase):
 
     #: The bound, in seconds, on every wait of the scheduler and on joining
     #: the managed threads at the end of a test.
-    stall_timeout: float = 10.0
+    stall_timeout: float = seconds.DEFAULT
 
     #: Whether a managed thread that never started fails the test (the test
     #: made it but never entered ``with self.scenario:`` after). Set it to

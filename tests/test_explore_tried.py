@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import types
 import unittest
 import unittest.mock
@@ -15,6 +16,7 @@ import unittest.mock
 import blanket
 from blanket import Scenario
 from blanket.exploration import tried
+from blanket.exploration.reproduce import summary_of
 
 from . import lin_structures
 from .test_explore import explore, failure_of
@@ -78,6 +80,28 @@ def reaches(scenario: Scenario) -> None:
 LINE = f"tests/test_explore_tried.py:{reaches.__code__.co_firstlineno + 3}"
 
 
+def naps(scenario: Scenario) -> None:
+    """B naps in a loop, in code no blanket primitive is called from, for
+    longer than the searches' waits: a stall."""
+    lock = scenario.Lock()
+
+    def take() -> None:
+        with lock:
+            pass
+
+    def nap() -> None:
+        end = time.monotonic() + 3 * STALL
+        while time.monotonic() < end:
+            time.sleep(STALL / 20)
+
+    scenario.thread(take)
+    scenario.thread(nap)
+
+
+#: How long :func:`naps`'s searches wait for the threads.
+STALL = 0.5
+
+
 class FailureTests(unittest.TestCase):
     def test_a_test_that_fails_as_the_search_s_run_did_is_handed_over(self) -> None:
         failure = failure_of(explore(lost_update))
@@ -102,6 +126,30 @@ class FailureTests(unittest.TestCase):
                       f"RuntimeError: in process {os.getpid()})", failure.checked)
         self.assertIn("#   RuntimeError: in process", failure.checked)
         self.assertIn("self.replay(per_process, [", failure.source)
+
+    def test_a_stall_s_test_waits_as_long_and_fails_alike(self) -> None:
+        # Its test waited 10 s, not the search's 0.5, and the stall it saw
+        # said "within 10.0 s" and named the test's scenario: said to fail
+        # otherwise, it was taken 30 s to try.
+        failure = failure_of(explore(naps, timeout=STALL))
+        self.assertEqual(failure.kind, "stall", failure)
+        self.assertIn(f"    stall_timeout = {STALL!r}\n", failure.source)
+        headline = failure.message.splitlines()[0]
+        self.assertIn(f"signalled within {STALL} s", headline)
+        self.assertIn(f'    """{headline}"""', failure.source)  # the class's docstring
+        self.assertTrue(failure.checked.startswith("tried: the test fails as the search's "
+                                                   "run did"), failure.checked)
+
+    def test_a_search_with_the_default_timeout_writes_none(self) -> None:
+        failure = failure_of(explore(lost_update, timeout=10.0))
+        self.assertNotIn("stall_timeout", failure.source)
+
+    def test_stuck_threads_are_summed_up_by_their_first_line(self) -> None:
+        message = "stuck: A waits for Lock 1\nscenario 's' (entered); threads:\n  'A': ..."
+        for kind in ("deadlock", "stall", "livelock"):
+            self.assertEqual(summary_of(kind, message), "stuck: A waits for Lock 1")
+        self.assertEqual(summary_of("exception", "Traceback:\n  ...\nValueError: x"),
+                         "ValueError: x")
 
     def test_a_setup_with_no_name_is_not_tried(self) -> None:
         def nested(scenario: Scenario) -> None:

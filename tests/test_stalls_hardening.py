@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import unittest
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import blanket
@@ -22,6 +23,13 @@ from .support import quiet_thread_errors
 TIMEOUT = 2.0
 #: How long a search may take before its test calls it hung.
 HUNG = 120.0
+
+
+def marked(marker: str) -> str:
+    """Where the line of this file that ends with *marker* is, as blanket says it."""
+    lines = Path(__file__).read_text().splitlines()
+    number = next(number for number, line in enumerate(lines, 1) if line.endswith(marker))
+    return f"tests/test_stalls_hardening.py:{number}"
 
 
 def bounded(setup: Callable[[Scenario], Any], tried: bool = False,
@@ -71,7 +79,7 @@ class SpinLock:
         self.taken = False
 
 
-SPIN_LINE = "tests/test_stalls_hardening.py:66"
+SPIN_LINE = marked("# the line the spinner spins at")
 
 
 def holder_never_releases(scenario: Scenario) -> None:
@@ -165,7 +173,7 @@ def never_set(scenario: Scenario) -> None:
     box = Box()
 
     def waiter() -> None:
-        while not box.ready:
+        while not box.ready:  # A reads the flag
             pass
     scenario.thread(waiter)
 
@@ -186,7 +194,7 @@ def busy_counting(scenario: Scenario) -> None:
     scenario.thread(count)
 
 
-NEVER_SET_LINE = "tests/test_stalls_hardening.py:168"
+NEVER_SET_LINE = marked("# A reads the flag")
 
 
 class Office:
@@ -284,6 +292,147 @@ class LivelockOrNotTest(unittest.TestCase):
         self.assertEqual(failure.kind, "livelock", failure)
         self.assertLess(result.elapsed, 60.0, result)  # not one timeout
         self.assertIn(f"spins at {NEVER_SET_LINE}, reading box again", failure.message)
+
+
+def tries_the_lock(trying: Callable[[Any], bool], releases: bool = True
+                   ) -> Callable[[Scenario], Callable[[], None]]:
+    """A setup: A holds a lock (and releases it, if *releases*); B tries it
+    in a loop (``while not trying(lock)``: a try that fails changes
+    nothing), then takes its turn."""
+    def setup(scenario: Scenario) -> Callable[[], None]:
+        lock = scenario.Lock()
+        turns: list[str] = []
+
+        def holds() -> None:
+            lock.acquire()
+            turns.append("A")
+            if releases:
+                lock.release()
+
+        def spins() -> None:
+            while not trying(lock):
+                pass
+            turns.append("B")
+            lock.release()
+
+        scenario.thread(holds)
+        scenario.thread(spins)
+
+        def both_had_a_turn() -> None:
+            assert sorted(turns) == ["A", "B"], turns
+        return both_had_a_turn
+    setup.__name__ = f"tries_the_lock_{'' if releases else 'never_'}released"
+    return setup
+
+
+#: Where B's tries are (each in a lambda of SpinningOnPrimitivesTest.TRIES).
+TRIES_LINES = r"tests/test_stalls_hardening\.py:\d+"
+
+
+class SpinningOnPrimitivesTest(unittest.TestCase):
+    """Issue 31: a thread spinning on a primitive (``while not
+    lock.acquire(False)``) made one run that never ended: the depth-first
+    search always let the spinner try again, never the holder release."""
+
+    TRIES: dict[str, Callable[[Any], bool]] = {
+        "acquire(False)": lambda lock: bool(lock.acquire(False)),
+        "acquire(blocking=False)": lambda lock: bool(lock.acquire(blocking=False)),
+        "acquire(timeout=0)": lambda lock: bool(lock.acquire(timeout=0)),
+        "acquire(timeout=0.5)": lambda lock: bool(lock.acquire(timeout=0.5)),
+        "locked() then acquire": lambda lock: not lock.locked() and bool(lock.acquire()),
+    }
+
+    def test_a_spinner_lets_the_holder_release(self) -> None:
+        for how, trying in self.TRIES.items():
+            with self.subTest(how):
+                result = bounded(tries_the_lock(trying))
+                self.assertTrue(result.ok, result)
+                self.assertRegex(str(result), f"a thread spun at {TRIES_LINES}, calling "
+                                              r"Lock 1\.(acquire|locked)\(\) again with "
+                                              "nothing changed since: it was let go")
+
+    def test_a_spinner_whose_holder_ended_is_a_livelock(self) -> None:
+        for how, trying in self.TRIES.items():
+            if how == "acquire(timeout=0.5)":
+                continue  # (its first run waits in the real lock for good: a stall)
+            with self.subTest(how):
+                result = bounded(tries_the_lock(trying, releases=False))
+                failure = result.failure
+                assert failure is not None, result
+                self.assertEqual(failure.kind, "livelock", failure)
+                self.assertRegex(failure.message, f"B spins at {TRIES_LINES}, calling "
+                                                  r"Lock 1\.(acquire|locked)\(\) again with "
+                                                  r"nothing changed since \(Lock 1 last "
+                                                  r"changed by A\)")
+
+    def test_a_spinner_on_an_event_is_let_go_once_it_is_set(self) -> None:
+        def setup(scenario: Scenario) -> Callable[[], None]:
+            ready = scenario.Event()
+            seen: list[bool] = []
+
+            def waits() -> None:
+                while not ready.is_set():
+                    pass
+                seen.append(True)
+
+            scenario.thread(waits)
+            scenario.thread(ready.set)
+
+            def it_saw_the_event() -> None:
+                assert seen == [True], seen
+            return it_saw_the_event
+
+        result = bounded(setup)
+        self.assertTrue(result.ok, result)
+        self.assertIn("calling Event 1.is_set() again", str(result))
+
+    def test_a_spinner_on_an_event_nobody_sets_is_a_livelock(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            ready = scenario.Event()
+
+            def waits() -> None:
+                while not ready.wait(0):
+                    pass
+
+            scenario.thread(waits)
+
+        result = bounded(setup)
+        failure = result.failure
+        assert failure is not None, result
+        self.assertEqual(failure.kind, "livelock", failure)
+        self.assertIn("calling Event 1.wait() again with nothing changed since (Event 1 not "
+                      "changed by any thread since it began)", failure.message)
+
+    def test_a_semaphore_tried_in_a_loop(self) -> None:
+        def setup(scenario: Scenario) -> None:
+            slots = scenario.Semaphore(1)
+
+            def takes() -> None:
+                while not slots.acquire(False):
+                    pass
+                slots.release()
+
+            scenario.thread(takes)
+            scenario.thread(takes)
+
+        result = bounded(setup)
+        self.assertTrue(result.ok, result)
+        self.assertIn("calling Semaphore 1.acquire() again", str(result))
+
+    def test_a_try_that_succeeds_is_no_spin(self) -> None:
+        # Each acquire(False) of a free lock takes it: a change, not a read.
+        def setup(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+
+            def takes_turns() -> None:
+                for _ in range(12):
+                    assert lock.acquire(False)
+                    lock.release()
+
+            scenario.thread(takes_turns)
+
+        result = bounded(setup)
+        self.assertTrue(result.exhausted, result)
 
 
 if __name__ == "__main__":  # pragma: no cover

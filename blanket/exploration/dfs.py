@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from .races import MEMORY
 from .result import Step
-from .run import READ, Option, Run, dependent, parked_at
+from .run import READ, Option, Run, dependent
+from .sites import parked_at
 
 #: What the search says of a setup that is not deterministic, after naming
 #: the call that differed: how to make it so.

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import seconds
 from .races import report as races_report
 from .result import Setup, Step
 from .run import CONSEQUENCE, Option, Run, run_once
@@ -284,6 +285,10 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
              '"""', "", "import blanket", *import_lines(setup, function, qualname), "", "",
              f"class {class_name(function)}(blanket.ScenarioTestCase):",
              f"    \"\"\"{docstring(summary)}\"\"\"", "",
+             # The replay's waits bounded as the search's were (a stall says
+             # how long it waited):
+             *([f"    stall_timeout = {timeout!r}", ""]
+               if (timeout := run.scenario.timeout) != seconds.DEFAULT else []),
              "    def test_schedule(self) -> None:"]
     listed = "".join(f"\n            {str(step)!r}," for step in steps)
     if listed:
@@ -298,11 +303,20 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
 
 
 def summary_of(kind: str, message: str) -> str:
-    """What a failure of *kind* says in one line: the last line of its
-    *message*, of the first thing that went wrong (a thread's exception,
-    not the waits that followed from it)."""
+    """What a failure of *kind* says in one line: for threads stuck (a
+    deadlock, a stall, a livelock), the first line of its *message* (the
+    lines after it list the threads); else the last, of the first thing
+    that went wrong (a thread's exception, not the waits that followed
+    from it)."""
     first = message.split(CONSEQUENCE)[0].strip()
-    return _said(first.splitlines()) if first else kind
+    if not first:
+        return kind
+    lines = first.splitlines()
+    return lines[0] if kind in STUCK else _said(lines)
+
+
+#: The kinds of failure whose message's first line says it all.
+STUCK = frozenset({"deadlock", "stall", "livelock"})
 
 
 def _said(lines: list[str]) -> str:

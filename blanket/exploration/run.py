@@ -25,8 +25,6 @@ start: a mistake of the caller, not a verdict on the code under test.
 from __future__ import annotations
 
 import gc
-import sys
-import threading
 import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -40,7 +38,7 @@ from . import races
 from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
-from .sites import BLANKET_FOLDER, module_path
+from .sites import NOT_THE_CALLERS
 from .spins import FreeSpins, Spins
 from .unseen import Unseen
 from .watch import Transitive
@@ -50,7 +48,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..transaction import Transaction
     from .sites import Site
 
-_NOT_THE_CALLERS = (BLANKET_FOLDER, threading.__file__)
 
 #: How a failure's message goes on from a thread's exception to what
 #: followed from it (threads left waiting for what it held).
@@ -99,22 +96,6 @@ def dependent(a: str, b: str) -> bool:
 
 
 READ = f"{MEMORY}read:"
-
-
-def parked_at(tx: Transaction) -> str:
-    """Where in the code *tx*'s call was made, its thread parked there (or
-    settling the run, in blanket's code): the innermost frame that is
-    neither blanket's nor ``threading``'s, as ``file:line`` with the file
-    by its module's path; ``""`` when the thread has no such frame.
-
-    It asks for every thread's frame (on a free-threaded build that stops
-    the world), so it is for messages, not for every step."""
-    frame = sys._current_frames().get(tx.thread.ident or -1)
-    while frame is not None and frame.f_code.co_filename.startswith(_NOT_THE_CALLERS):
-        frame = frame.f_back
-    if frame is None:
-        return ""
-    return f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
 
 
 class Run:
@@ -288,7 +269,10 @@ class Run:
         if not options and spins.withheld and spins.let_spin(self.depth):
             # Only spinning threads are left: a few turns more may get one
             # out (a loop that tries a few times); if not, a livelock.
-            options = [Option(index, pending[index], tx)
+            # (A timed try fails at once: its timeout runs out. Waiting is
+            # what withholding it did.)
+            options = [Option(index, pending[index], tx,
+                              "expire" if "expire" in progress.ways(tx) else "go")
                        for index, tx in spins.withheld.items()]
             spins.withheld.clear()
         return options
@@ -467,7 +451,7 @@ def user_trace(error: BaseException) -> str:
     that called it are not the user's to read."""
     told = traceback.TracebackException.from_exception(error)
     frames = list(told.stack)
-    while frames and frames[0].filename.startswith(_NOT_THE_CALLERS):
+    while frames and frames[0].filename.startswith(NOT_THE_CALLERS):
         del frames[0]
     told.stack = traceback.StackSummary.from_list(frames)
     return "".join(told.format()).rstrip()

@@ -447,10 +447,9 @@ class _Searching:
             if where not in self.spun:
                 self.spun.add(where)
                 self.doubts.append(
-                    f"a thread spun at {where}, reading {what} again with nothing written "
-                    "since: it was let go again only once another thread changed something "
-                    "or none could go (a fair choice), so orders where it spins on first "
-                    "were not run")
+                    f"a thread spun at {where}, {what}: it was let go again only once "
+                    "another thread changed something or none could go (a fair choice), "
+                    "so orders where it spins on first were not run")
         reached = self.aim is not None and self.aim.note(run, result, grown)
         if mine and run.failure is not None:
             if not grown or run.failure[0] == "race":

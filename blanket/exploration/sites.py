@@ -17,6 +17,7 @@ import _thread
 import functools
 import operator
 import os
+import sys
 import threading
 import types
 import typing
@@ -28,8 +29,12 @@ from .realprims import REAL_KINDS
 
 #: The folder of blanket's own code (the package, this module's parent's).
 BLANKET_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+#: The code that is never the caller of a call on a primitive: blanket's and
+#: ``threading``'s (see :func:`parked_at`).
+NOT_THE_CALLERS = (BLANKET_FOLDER, threading.__file__)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..transaction import Transaction
     from .watch import Watch
 
 _local = threading.local()
@@ -384,6 +389,22 @@ def module_path(file: str, scope: dict[str, Any]) -> str:
     if module == "__main__" and spec is not None:
         module = str(spec.name)
     return _module_path(file, module)
+
+
+def parked_at(tx: Transaction) -> str:
+    """Where in the code *tx*'s call was made, its thread parked there (or
+    settling the run, in blanket's code): the innermost frame that is
+    neither blanket's nor ``threading``'s, as ``file:line`` with the file
+    by its module's path; ``""`` when the thread has no such frame.
+
+    It asks for every thread's frame (on a free-threaded build that stops
+    the world), so it is for messages, not for every step."""
+    frame = sys._current_frames().get(tx.thread.ident or -1)
+    while frame is not None and frame.f_code.co_filename.startswith(NOT_THE_CALLERS):
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    return f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every access)

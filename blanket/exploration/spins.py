@@ -36,6 +36,9 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from .. import progress
+from .sites import parked_at
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
     from ..transaction import Transaction
@@ -74,24 +77,44 @@ class Spins:
         # changes they were made after, and how many were read again.
         self._reads: dict[int, tuple[int, set[tuple[object, ...]], list[int]]] = {}
         # The last write let go of each piece of state: (thread name, where).
-        self._writers: dict[str, tuple[str, str]] = {}
+        self._writers: dict[object, tuple[str, str]] = {}
         #: The threads withheld at the last look, by number: their read.
         self.withheld: dict[int, Transaction] = {}
         # How long each thread's record was when its last read was let go.
         self._marks: dict[threading.Thread, int] = {}
-        #: Each place a thread was withheld at: what it read there.
+        #: Each place a thread was withheld at: what it did there (see :meth:`_shown`).
         self.noted: dict[str, str] = {}
+        self._shown_reads: set[tuple[object, ...]] = set()  # those noted
         #: The number of steps taken when only spinning threads were left,
         #: and they were let go anyway (see :meth:`let_spin`), or None.
         self.forced_from: int | None = None
 
     def _read(self, tx: Transaction) -> tuple[object, ...] | None:
-        """What *tx* reads, where, and exactly what (the object and the
-        name or key), if it is a parked read of shared state; else None."""
-        if tx.spec.kind != "Memory" or tx.spec.name != "read":
+        """What *tx* reads, if letting it go changes nothing: for a parked
+        read of shared state, what, where, and exactly what (the object and
+        the name or key); for a look at a primitive or a try that fails
+        (:func:`blanket.progress.looks_only`), the primitive and the call.
+        Else None."""
+        spec = tx.spec
+        if spec.kind == "Memory":
+            if spec.name != "read":
+                return None
+            memory: Any = tx.primitive
+            return (memory._name, memory.where, self._watch.reaching.get(tx.thread))
+        if not progress.looks_only(tx):
             return None
-        memory: Any = tx.primitive
-        return (memory._name, memory.where, self._watch.reaching.get(tx.thread))
+        return (id(tx.primitive), spec.name, tx.args)
+
+    @staticmethod
+    def _shown(tx: Transaction) -> tuple[str, str]:
+        """What the withheld *tx* does again ("reading x.flag again with
+        nothing written since"), and where, as messages say them."""
+        primitive: Any = tx.primitive
+        if tx.spec.kind == "Memory":
+            return (f"reading {primitive._name} again with nothing written since",
+                    primitive.where)
+        return (f"calling {progress.name_of(primitive)}.{tx.spec.name}() again with "
+                "nothing changed since", parked_at(tx))
 
     def _record(self, tx: Transaction) -> list[Any]:
         """Every access *tx*'s thread made (see :class:`~blanket.exploration.watch.Watch`)."""
@@ -113,7 +136,9 @@ class Spins:
                 or reads[2][0] < SPIN_AFTER or self._wrote(tx, self._record(tx))):
             return False
         self.withheld[thread] = tx
-        self.noted.setdefault(str(read[1]), str(read[0]))
+        if read not in self._shown_reads:  # (parked_at asks for every thread's frame)
+            self._shown_reads.add(read)
+            self.noted.setdefault(*self._shown(tx)[::-1])
         return True
 
     def let_spin(self, depth: int) -> bool:
@@ -140,9 +165,11 @@ class Spins:
             return
         self.changes += 1
         self.forced_from = None
+        primitive: Any = tx.primitive
         if tx.spec.kind == "Memory":
-            memory: Any = tx.primitive
-            self._writers[memory._name] = (tx.thread.name, memory.where)
+            self._writers[primitive._name] = (tx.thread.name, primitive.where)
+        else:  # (named as a report names it only when it does: see report)
+            self._writers[id(primitive)] = (tx.thread.name, "")
 
     def report(self) -> str:
         """The livelock of the threads withheld at the last look (none of
@@ -150,13 +177,19 @@ class Spins:
         the last write of what it reads."""
         said = []
         for tx in self.withheld.values():
-            memory: Any = tx.primitive
-            what, where = memory._name, memory.where
-            writer = self._writers.get(what)
-            last = (f"last written by {writer[0]} at {writer[1]}" if writer is not None
-                    else "not written by any thread since it began")
-            said.append(f"{tx.thread.name} spins at {where}, reading {what} again with "
-                        f"nothing written since ({what} {last})")
+            doing, where = self._shown(tx)
+            primitive: Any = tx.primitive
+            if tx.spec.kind == "Memory":
+                what = primitive._name
+                writer = self._writers.get(what)
+                last = "written" if writer is None else f"written by {writer[0]} at {writer[1]}"
+            else:
+                what = progress.name_of(primitive)
+                writer = self._writers.get(id(primitive))
+                last = "changed" if writer is None else f"changed by {writer[0]}"
+            last = (f"not {last} by any thread since it began" if writer is None
+                    else f"last {last}")
+            said.append(f"{tx.thread.name} spins at {where}, {doing} ({what} {last})")
         return (f"livelock: {'; '.join(said)}; no other thread can go to change it "
                 f"({SPIN_TURNS} turns more changed nothing)")
 

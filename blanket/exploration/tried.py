@@ -49,8 +49,10 @@ HOW = "python -m unittest, in a fresh interpreter"
 #: What unittest says of a test module that did not import.
 _NOT_IMPORTED = "unittest.loader._FailedTest"
 
-#: An object's id in a report (``0X7F...``): another in another process.
-_ID = re.compile(r"0x[0-9a-f]+", re.IGNORECASE)
+#: What differs between a search's report of a failure and its replay's:
+#: an object's id (``0X7F...``: another in another process), and the
+#: scenario's name (the setup's; the test method's).
+_DIFFERS = re.compile(r"0x[0-9a-f]+|(?<=scenario )'[^']*'", re.IGNORECASE)
 
 #: How much of the run's output a sentence quotes.
 _QUOTED = 12
@@ -156,7 +158,8 @@ def try_failure_test(source: str, kind: str, summary: str, timeout: float) -> tu
         return said, (f"# blanket could not write a test that fails for this failure:\n"
                       f"# {said}.\n# What the run printed:\n{_quote(output)}\n"
                       f"# The test it wrote, which passes:\n#\n{commented}\n")
-    if f"the replay failed: {kind}" in output and _ID.sub("", summary) in _ID.sub("", output):
+    alike = _DIFFERS.sub("", summary) in _DIFFERS.sub("", output)
+    if f"the replay failed: {kind}" in output and alike:
         return f"tried: the test fails as the search's run did ({HOW})", source
     return (f"the test fails when run as a user runs it ({HOW}), but not with the "
             f"failure the search found ({kind}: {summary}):\n{_quote(output)}"), source
