@@ -38,7 +38,7 @@ from . import races
 from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
-from .sites import NOT_THE_CALLERS
+from .sites import UNWATCHED
 from .spins import FreeSpins, Spins
 from .unseen import Unseen
 from .watch import Transitive
@@ -451,7 +451,7 @@ def user_trace(error: BaseException) -> str:
     that called it are not the user's to read."""
     told = traceback.TracebackException.from_exception(error)
     frames = list(told.stack)
-    while frames and frames[0].filename.startswith(NOT_THE_CALLERS):
+    while frames and frames[0].filename.startswith(UNWATCHED):
         del frames[0]
     told.stack = traceback.StackSummary.from_list(frames)
     return "".join(told.format()).rstrip()

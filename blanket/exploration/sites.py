@@ -29,9 +29,9 @@ from .realprims import REAL_KINDS
 
 #: The folder of blanket's own code (the package, this module's parent's).
 BLANKET_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-#: The code that is never the caller of a call on a primitive: blanket's and
-#: ``threading``'s (see :func:`parked_at`).
-NOT_THE_CALLERS = (BLANKET_FOLDER, threading.__file__)
+#: The files of code never watched, and never the caller of a call on a
+#: primitive (see :func:`parked_at`): blanket's own, and ``threading``'s.
+UNWATCHED = (BLANKET_FOLDER, threading.__file__)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..transaction import Transaction
@@ -400,7 +400,7 @@ def parked_at(tx: Transaction) -> str:
     It asks for every thread's frame (on a free-threaded build that stops
     the world), so it is for messages, not for every step."""
     frame = sys._current_frames().get(tx.thread.ident or -1)
-    while frame is not None and frame.f_code.co_filename.startswith(NOT_THE_CALLERS):
+    while frame is not None and frame.f_code.co_filename.startswith(UNWATCHED):
         frame = frame.f_back
     if frame is None:
         return ""

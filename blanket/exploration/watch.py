@@ -50,17 +50,25 @@ from ..core import unwatched
 from ..transaction import CallSpec
 from . import monitor
 from .rewrite import rewrite
-from .sites import BLANKET_FOLDER, SETTLED, Memory, Site, describe, module_path, watches
+from .sites import (
+    BLANKET_FOLDER,
+    SETTLED,
+    UNWATCHED,
+    Memory,
+    Site,
+    describe,
+    module_path,
+    watches,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
 
-# The files of code never watched: blanket's own, and threading's.
-_UNWATCHED = (BLANKET_FOLDER, threading.__file__)
-# Never watched either: the import system (imports are serialized by its own
-# locks, each is one step of the importing thread), and weak references'
-# bookkeeping, which the garbage collector runs in whichever thread it is in.
-_NEVER = ("importlib._bootstrap", "importlib._bootstrap_external", "weakref", "_weakrefset")
+#: The modules never watched either (besides the files of ``UNWATCHED``):
+#: the import system (imports are serialized by its own locks, each is one
+#: step of the importing thread), and weak references' bookkeeping, which
+#: the garbage collector runs in whichever thread it is in.
+NEVER = ("importlib._bootstrap", "importlib._bootstrap_external", "weakref", "_weakrefset")
 # Where the standard library's Python code is.
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 
@@ -126,7 +134,7 @@ class Watch:
         # blanket's own code and threading's are never watched: blanket
         # runs them itself (a thread's target may be a primitive's method).
         new = [f for f in functions if f not in self.functions
-               and not f.__code__.co_filename.startswith(_UNWATCHED)]
+               and not f.__code__.co_filename.startswith(UNWATCHED)]
         self.functions.update(dict.fromkeys(new))
         if watches.get(self.core) is self:  # entered: at once
             self._install(new)
@@ -386,11 +394,11 @@ class Transitive:
         """Why *code* is not watched: the exclusion it falls under, ``""``
         for blanket's own code, threading's and the import system's, or
         ``None`` when it is watched."""
-        if code.co_filename.startswith(_UNWATCHED):
+        if code.co_filename.startswith(UNWATCHED):
             return ""
         module = str(scope.get("__name__", ""))
         # (Code made by exec in blanket's modules too, as dataclasses make __init__.)
-        if module in _NEVER or module.partition(".")[0] == "blanket":
+        if module in NEVER or module.partition(".")[0] == "blanket":
             return ""
         for prefix in self._modules:
             if module == prefix or module.startswith(prefix + "."):
@@ -412,7 +420,7 @@ class Transitive:
         if self._exclusion(code, scope) == "":  # never watched (weakref's, ...), whoever runs it
             SETTLED[id(code)] = code
             return
-        if _library(code.co_filename) and _blankets(frame):
+        if library(code.co_filename) and _blankets(frame):
             # The standard library, an installed package (a checker such as
             # typeguard) or code made by exec (a namedtuple's) as blanket or
             # threading run it for themselves (watched, its accesses would be
@@ -530,7 +538,7 @@ def _members(value: object) -> list[object]:
 _INSTALLED = "-packages" + os.sep
 
 
-def _library(file: str) -> bool:
+def library(file: str) -> bool:
     """Whether *file* is the standard library's (frozen or not), an
     installed package's or made by exec (``<string>``)."""
     return file.startswith(("<", _STDLIB)) or _INSTALLED in file
@@ -550,7 +558,7 @@ def _blankets(frame: types.FrameType) -> bool:
     caller = frame.f_back
     while caller is not None:
         code = caller.f_code
-        if code.co_filename.startswith(_UNWATCHED):
+        if code.co_filename.startswith(UNWATCHED):
             # (the call of a thread's target is the thread's own code's)
             return id(code) not in TARGET_CALLERS
         if id(code) in SETTLED:  # watched code (or the import system)

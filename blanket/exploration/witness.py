@@ -64,8 +64,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import quiet_traces
-from .sites import SETTLED, module_path
-from .watch import _NEVER, _UNWATCHED, TARGET_CALLERS, Transitive, _library
+from .sites import SETTLED, UNWATCHED, module_path
+from .watch import NEVER, TARGET_CALLERS, Transitive, library
 
 #: The ``sys.monitoring`` tool id the witness asks for (the watch has 4;
 #: 0-2 and 5 are the debugger's, coverage's, the profiler's and the
@@ -124,7 +124,7 @@ def _delivering() -> Iterator[None]:  # pragma: no cover - Python 3.12 on (make 
 def _started(code: types.CodeType, offset: int) -> object:
     """``PY_START``: record the code, if a witnessed thread runs it; off
     for good where there is nothing more to learn."""
-    if code.co_filename.startswith(_UNWATCHED):
+    if code.co_filename.startswith(UNWATCHED):
         return sys.monitoring.DISABLE
     witness = _local.witness
     if witness is not None and witness.saw(sys._getframe(1)):
@@ -167,7 +167,7 @@ class Witness:
         if id(code) in self.known:
             return True
         scope = frame.f_globals
-        if code.co_filename.startswith(_UNWATCHED) or str(scope.get("__name__", "")) in _NEVER:
+        if code.co_filename.startswith(UNWATCHED) or str(scope.get("__name__", "")) in NEVER:
             self.ignored[id(code)] = self.known[id(code)] = code
             return True
         if not _own(frame):
@@ -256,14 +256,14 @@ def _own(frame: types.FrameType) -> bool:
     that is not library code tells); blanket's and ``threading``'s are
     not, nor is what they call, unless they are what calls the thread's
     target."""
-    if frame.f_code.co_filename.startswith(_UNWATCHED):
+    if frame.f_code.co_filename.startswith(UNWATCHED):
         return False
     while frame is not None:
         code = frame.f_code
         file = code.co_filename
-        if file.startswith(_UNWATCHED):
+        if file.startswith(UNWATCHED):
             return id(code) in TARGET_CALLERS or id(code) in _WITNESSED
-        if not _library(file):
+        if not library(file):
             return True
         frame = frame.f_back
     return False
