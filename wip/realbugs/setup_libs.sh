@@ -42,3 +42,13 @@ for v in 1.5.0 1.6.0; do
     [ -d libs/opentelemetry-api-$v/pkg_resources ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/opentelemetry-api-$v "setuptools<70" 2>&1 | grep -v "^WARNING" || true
 done
 ls libs
+# corpus-more: more documented bugs in the libraries above (a block of its own, so that it
+# does not collide with additions to PINS). One line a bug: the buggy version, then the fixed one.
+PINS_MORE="
+python-dateutil==3.0.0 python-dateutil==4.0.0
+opentelemetry-sdk==1.39.1 opentelemetry-sdk==1.40.0
+"
+for spec in $PINS_MORE; do
+    dir="libs/$(echo "$spec" | sed 's/==/-/')"
+    [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
