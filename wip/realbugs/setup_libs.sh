@@ -47,8 +47,17 @@ ls libs
 PINS_MORE="
 python-dateutil==3.0.0 python-dateutil==4.0.0
 opentelemetry-sdk==1.39.1 opentelemetry-sdk==1.40.0
+loguru==0.2.3 loguru==0.2.4
+loguru==0.2.4 loguru==0.2.5
+loguru==0.2.5 loguru==0.3.0
 "
 for spec in $PINS_MORE; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
     [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
+# loguru 0.2.x/0.3.0 (and better_exceptions_fork, a dependency of 0.2.x) import distutils, which
+# 3.12+ do not have: the setuptools that provides it goes into the same --target dirs (the cases
+# import setuptools first on 3.12+).
+for v in 0.2.3 0.2.4 0.2.5 0.3.0; do
+    [ -d libs/loguru-$v/setuptools ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/loguru-$v "setuptools<70" 2>&1 | grep -v "^WARNING" || true
 done
