@@ -50,6 +50,8 @@ opentelemetry-sdk==1.39.1 opentelemetry-sdk==1.40.0
 loguru==0.2.3 loguru==0.2.4
 loguru==0.2.4 loguru==0.2.5
 loguru==0.2.5 loguru==0.3.0
+boltons==15.1.0 boltons==15.1.1
+tqdm==4.50.0 tqdm==4.50.1
 "
 for spec in $PINS_MORE; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
