@@ -42,3 +42,24 @@ for v in 1.5.0 1.6.0; do
     [ -d libs/opentelemetry-api-$v/pkg_resources ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/opentelemetry-api-$v "setuptools<70" 2>&1 | grep -v "^WARNING" || true
 done
 ls libs
+# corpus-more: more documented bugs in the libraries above (a block of its own, so that it
+# does not collide with additions to PINS). One line a bug: the buggy version, then the fixed one.
+PINS_MORE="
+python-dateutil==3.0.0 python-dateutil==4.0.0
+opentelemetry-sdk==1.39.1 opentelemetry-sdk==1.40.0
+loguru==0.2.3 loguru==0.2.4
+loguru==0.2.4 loguru==0.2.5
+loguru==0.2.5 loguru==0.3.0
+boltons==15.1.0 boltons==15.1.1
+tqdm==4.50.0 tqdm==4.50.1
+"
+for spec in $PINS_MORE; do
+    dir="libs/$(echo "$spec" | sed 's/==/-/')"
+    [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
+# loguru 0.2.x/0.3.0 (and better_exceptions_fork, a dependency of 0.2.x) import distutils, which
+# 3.12+ do not have: the setuptools that provides it goes into the same --target dirs (the cases
+# import setuptools first on 3.12+).
+for v in 0.2.3 0.2.4 0.2.5 0.3.0; do
+    [ -d libs/loguru-$v/setuptools ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/loguru-$v "setuptools<70" 2>&1 | grep -v "^WARNING" || true
+done
