@@ -31,6 +31,11 @@ pytz==2022.7 pytz==2022.7.1
 loguru==0.7.2 loguru==0.7.3
 cachelib==0.14.0 cachelib==0.15.0
 opentelemetry-api==1.5.0 opentelemetry-api==1.6.0
+pyrate-limiter==4.3.0 pyrate-limiter==4.4.0
+pyrate-limiter==4.5.1 pyrate-limiter==4.6.0
+pyrate-limiter==1.0.0 pyrate-limiter==1.1.0
+dbutils==3.1.2 dbutils==3.2.0
+peewee==3.16.1 peewee==3.16.2
 "
 for spec in $PINS; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
