@@ -193,3 +193,30 @@ _TAKE_IN_TURN = compile("first.acquire()\n"
                         "second.acquire()\n"
                         "second.release()\n"
                         "first.release()\n", "unwatched.py", "exec")
+
+
+# -- a mailbox whose condition is made in __init__ --------------------------------
+
+
+class Mailbox:
+    """One item handed from a putter to a getter through a ``Condition``
+    made in ``__init__`` (so in the setup, by this module, before any thread).
+
+    The bug: ``get`` looks for an item outside the lock, then waits: a
+    ``put`` in between notifies nobody, and the getter sleeps for ever."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._items: list[object] = []
+
+    def put(self, item: object) -> None:
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify()
+
+    def get(self) -> object:
+        if not self._items:
+            with self._cond:
+                self._cond.wait()
+        with self._cond:
+            return self._items.pop(0)

@@ -18,7 +18,7 @@ from blanket import Scenario
 from blanket.exploration import tried
 from blanket.exploration.reproduce import summary_of
 
-from . import lin_structures
+from . import adopt_real_bugs, lin_structures
 from .test_explore import explore, failure_of
 
 #: How many times :func:`leaky` ran in this process.
@@ -102,6 +102,15 @@ def naps(scenario: Scenario) -> None:
 STALL = 0.5
 
 
+def lost_mail(scenario: Scenario) -> None:
+    """A library's mailbox (its Condition made in __init__, in the setup)
+    between a getter and a putter: the getter can sleep for ever."""
+    box = adopt_real_bugs.Mailbox()
+    got: list[object] = []
+    scenario.thread(lambda: got.append(box.get()))  # the library met as the thread runs
+    scenario.thread(box.put, 1)
+
+
 class FailureTests(unittest.TestCase):
     def test_a_test_that_fails_as_the_search_s_run_did_is_handed_over(self) -> None:
         failure = failure_of(explore(lost_update))
@@ -137,6 +146,17 @@ class FailureTests(unittest.TestCase):
         headline = failure.message.splitlines()[0]
         self.assertIn(f"signalled within {STALL} s", headline)
         self.assertIn(f'    """{headline}"""', failure.source)  # the class's docstring
+        self.assertTrue(failure.checked.startswith("tried: the test fails as the search's "
+                                                   "run did"), failure.checked)
+
+    def test_a_deadlock_on_a_library_s_condition_replays(self) -> None:
+        # The replay watched the threads only for a schedule with data
+        # races: on 3.11 and 3.12 the getter's Condition, made in the
+        # library's __init__ and first used in code not yet watched, stayed
+        # real, and the test stalled, following 0 steps.
+        failure = failure_of(explore(lost_mail, timeout=STALL))
+        self.assertEqual(failure.kind, "deadlock", failure)
+        self.assertIn("A waits in Condition.wait on Condition 1", failure.message)
         self.assertTrue(failure.checked.startswith("tried: the test fails as the search's "
                                                    "run did"), failure.checked)
 
