@@ -51,6 +51,10 @@ if TYPE_CHECKING:  # pragma: no cover
 #: How long, in seconds, a process is given to end: by itself once it sent
 #: its result, then once terminated, before it is killed.
 GRACE = 1.0
+#: How long, in seconds, a killed process is waited for: it ends at once,
+#: but a machine under load may take a while to reap it (a process the
+#: suite saw alive 1 s after its kill, at a load of 6 on 2 cores).
+REAPED = 10.0
 #: The exit status of a process whose caller ended first.
 ORPHANED = 70
 #: What a process sends its caller: its shard's result, or what it raised;
@@ -204,9 +208,10 @@ def _answer(process: BaseProcess, results: Connection, index: int, count: int
 def stop(processes: Sequence[BaseProcess], grace: float = 0.0) -> None:
     """End and reap the started *processes*: given *grace* seconds in all
     to end by themselves, then terminated, then killed if they outlive
-    :data:`GRACE` more. Ctrl-C meanwhile comes once they are reaped."""
+    :data:`GRACE` more (and reaped within :data:`REAPED`). Ctrl-C meanwhile
+    comes once they are reaped."""
     with interrupts_held_back():
-        for bound, end in ((grace, None), (GRACE, "terminate"), (GRACE, "kill")):
+        for bound, end in ((grace, None), (GRACE, "terminate"), (REAPED, "kill")):
             alive = [process for process in processes if process.exitcode is None]
             if end is not None:
                 for process in alive:
