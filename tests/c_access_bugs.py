@@ -2,7 +2,7 @@
 its locked fix: library-like classes whose shared state is a C container
 (``queue.SimpleQueue``, ``OrderedDict``, ``defaultdict``, ``Counter``,
 ``bytearray``, ``array.array``, a heap, a sorted list, an iterator, a bound
-method kept), or reached through ``setattr``/``getattr``/``delattr``,
+method kept, a list's truth), or reached through ``setattr``/``getattr``/``delattr``,
 ``__class__``, ``vars()``, an instance's ``__dict__``, ``exec`` and
 ``globals()``. The buggy versions take a lock that does nothing."""
 
@@ -182,6 +182,36 @@ def _bytearray(scenario: Scenario, locked: bool) -> Invariant:
         kept = b"".join(buffer.seen) + bytes(buffer.buffer)  # type: ignore[arg-type]
         assert kept == b"ab", f"kept {kept!r}"
     return nothing_lost
+
+
+# -- a list's truth: two looks that must agree ------------------------------------------
+
+class Outbox(Guarded):
+    def __init__(self, lock: Any) -> None:
+        super().__init__(lock)
+        self.queued: list[str] = []
+
+    def send(self) -> None:
+        queued = self.queued
+        with self.lock:
+            if queued:  # a truth test: a read of the list
+                return
+            idle = not queued  # another look, which must agree
+        self.seen.append(idle)
+
+    def post(self) -> None:
+        with self.lock:
+            self.queued.append("message")
+
+
+def _truth(scenario: Scenario, locked: bool) -> Invariant:
+    outbox = Outbox(_lock(scenario, locked))
+    scenario.thread(outbox.send)
+    scenario.thread(outbox.post)
+
+    def the_looks_agreed() -> None:
+        assert outbox.seen in ([], [True]), f"saw {outbox.seen}"
+    return the_looks_agreed
 
 
 # -- array.array: a bounded append ------------------------------------------------------
@@ -516,6 +546,7 @@ BUGS: dict[str, tuple[Setup, Setup, str]] = {
     ("defaultdict", _defaultdict, "groups ['a', 'b']"),
     ("counter", _counter, "KeyError"),
     ("bytearray", _bytearray, "kept b'a'"),
+    ("truth", _truth, "saw [False]"),
     ("array", _array, "2 values"),
     ("heappop", _heapq, "IndexError"),
     ("insort", _insort, "mean "),

@@ -146,6 +146,14 @@ if __name__ == "__main__":
     unittest.main()
 
 
+def looks_at(value: object) -> tuple[bool, bool]:
+    """Two truth tests of *value*: ``not``, and ``if``."""
+    empty = not value
+    if value:
+        return empty, True
+    return empty, False
+
+
 def loop_over(items: object) -> int:
     steps = 0
     for _ in items:  # type: ignore[attr-defined]
@@ -178,6 +186,20 @@ class Reaches(unittest.TestCase):
         self.assertEqual(len(reads), 3)  # two items, and the step that finds no more
         self.assertTrue(all(isinstance(site, ccalls.IterSite) and not write
                             for site, _, _, write, _ in reads))
+
+    def test_a_truth_test_of_a_container_is_a_read_of_it(self) -> None:
+        # Before, `if not items` was seen by nobody: a buggy class whose two
+        # looks at a list disagreed was "the whole space" (c_access_bugs' truth).
+        for items in ([], [1], {}, {1: 2}, set(), collections.deque(), bytearray()):
+            with self.subTest(type(items).__name__), Recording() as recording:
+                self.assertEqual(rewritten(looks_at)(items), (not items, bool(items)))
+            self.assertEqual(recording.seen(), [(type(items).__name__, None, False)] * 2)
+
+    def test_a_truth_test_of_anything_else_is_no_access(self) -> None:
+        for value in (0, 1, None, "", "text", (), (1,), 1.5, Text("x"), Recording):
+            with self.subTest(repr(value)), Recording() as recording:
+                self.assertEqual(rewritten(looks_at)(value), (not value, bool(value)))
+            self.assertEqual(recording.seen(), [])
 
     def test_a_loop_over_anything_else_reads_it_once(self) -> None:
         items = (1, 2)

@@ -179,6 +179,32 @@ class ItemSite(Site):
         record(self, target, key if type(key) is str and kind is dict else None, cached[1])
 
 
+class TruthSite(Site):
+    """``if x:``, ``not x``, ``x and y``, ``while x:``: a test of the
+    object's truth, a read of it where a C method of a mutable type answers
+    it (a container's ``__len__``: ``if not items`` sees another thread's
+    ``items.append``). Another object's ``__bool__`` or ``__len__`` is
+    Python code, watched, or none (always true)."""
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, function: str, file: str, line: int | None,
+                 scope: dict[str, Any]) -> None:
+        super().__init__(False, None, 1, function, file, line, scope)
+        self._cache: tuple[type | None, bool] = (None, False)
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every truth test)
+    def hit(self, target: object) -> None:
+        """Record the read of *target*, if its truth is its state's."""
+        kind = type(target)
+        cached = self._cache
+        if cached[0] is not kind:
+            cached = self._cache = (kind, method_kind(kind, "__len__") is False
+                                    or method_kind(kind, "__bool__") is False)
+        if cached[1]:
+            record(self, target, None, False)
+
+
 # The containers whose iterator reads them again at each step: a ``for``
 # loop over one sees what another thread changed between two steps.
 _STEPPED = (list, dict, set, collections.deque, bytearray, array.array)

@@ -3,7 +3,8 @@ before each access to shared state, and one to a
 :class:`~blanket.exploration.ccalls.CallSite` before each call.
 
 Before every attribute, subscript and global load, store or delete, every
-``in`` and every ``iter()``, the inserted call hands the object about to be
+``in``, every ``iter()`` and every test of an object's truth (``if x:``,
+``not x``), the inserted call hands the object about to be
 accessed to the instruction's site (and a subscript's key); a closure's
 variable is its cell. Before every call the call's site gets the callable
 and the first two positional arguments, and puts what
@@ -20,7 +21,7 @@ import types
 from typing import Any
 
 from .._bytecode import Assembly, Instruction, call_template
-from .ccalls import CallSite, ItemSite, IterSite, MethodSite
+from .ccalls import CallSite, ItemSite, IterSite, MethodSite, TruthSite
 from .realprims import METHODS as PRIMITIVE_METHODS
 from .sites import ATTRIBUTE_HOOKS, AttributeSite, Site, use_target
 
@@ -52,6 +53,14 @@ _OPCODES: dict[str, tuple[bool, int, int | None]] = {
 }
 
 _ITEMS = frozenset({"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR"})
+# What tests the truth of the object on top of the stack (3.13 converts it
+# first, TO_BOOL, then jumps or negates a bool). Identity tests (``is None``)
+# look at no state.
+_TRUTH_TESTS = frozenset(
+    {"TO_BOOL"} if sys.version_info >= (3, 13) else
+    {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT"} if sys.version_info >= (3, 12) else
+    {"POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE",
+     "POP_JUMP_BACKWARD_IF_TRUE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP", "UNARY_NOT"})
 _CALL, _CALL_LOAD = call_template()
 _COPY = dis.opmap["COPY"]
 _SWAP = dis.opmap["SWAP"]
@@ -103,6 +112,11 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             sites.append(stepped)
             inserted += _replace(len(consts), instruction, 1, [])
             consts.append(stepped.iterate)
+        if instruction.name in _TRUTH_TESTS:
+            tested = TruthSite(code.co_qualname, code.co_filename, instruction.position[0], scope)
+            sites.append(tested)
+            inserted += _call(len(consts), instruction, 1)
+            consts.append(tested.hit)
         spec = _OPCODES.get(instruction.name)
         if spec is None:
             if inserted:
