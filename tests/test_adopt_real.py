@@ -63,6 +63,29 @@ def readers_and_writer(cls: type[bugs.ReaderWriterLock]) -> Callable[[Scenario],
     return setup
 
 
+def lost_mail(scenario: Scenario) -> None:
+    """A library's mailbox, its Condition made in __init__ (in the setup),
+    its get called by a lambda: met as the thread runs."""
+    box = bugs.Mailbox()
+    got: list[object] = []
+    scenario.thread(lambda: got.append(box.get()))
+    scenario.thread(box.put, 1)
+
+
+class MetFirstInTheRun(unittest.TestCase):
+    def test_a_library_s_method_runs_watched_in_the_run_that_meets_it(self) -> None:
+        # On 3.11 and 3.12 a method call's site saw `self`, not the method:
+        # get ran unwatched in the first run, asleep in the real Condition,
+        # and the run waited out a stall of three timeouts before the search
+        # started again with it watched.
+        started = time.monotonic()
+        result = explore(lost_mail, timeout=BOUND)
+        self.assertLess(time.monotonic() - started, BOUND / 2)
+        assert result.failure is not None, result
+        self.assertEqual(result.failure.kind, "deadlock")
+        self.assertIn("A waits in Condition.wait on Condition 1", result.failure.message)
+
+
 class DefaultArgument(unittest.TestCase):
     def test_the_lost_wakeup_is_a_deadlock_on_the_condition(self) -> None:
         # Before: the readers slept in the real Condition: a stall of the

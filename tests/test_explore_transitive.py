@@ -382,7 +382,7 @@ class Callees(unittest.TestCase):
         self.assertIs(sites._instance(getter), getter)
         self.assertIsNone(sites._lookup(int, "__call__"))
         # A thread that records nothing (this one) watches nothing more.
-        self.assertIs(sites._function(helpers.add), helpers.add)
+        self.assertIs(sites.watched_first(helpers.add), helpers.add)
 
     def test_outside_an_exploration_only_what_is_named_is_watched(self) -> None:
         original = helpers.bump.__code__

@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .realprims import REAL_KINDS
-from .sites import Site, call_target, record
+from .sites import SETTLED, Site, call_target, method_of, record, watched_first
 
 _C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType)
 
@@ -129,27 +129,37 @@ def method_kind(kind: type, name: str, past_python: bool = False) -> bool | None
 class MethodSite(Site):
     """The load of a method to call it (``shared.append``,
     ``super().__setitem__``): a C method's call is an access of the whole
-    object (:func:`method_kind`), anything else an attribute read."""
+    object (:func:`method_kind`), anything else an attribute read. A Python
+    method not watched yet is watched first, so that this very call runs
+    watched code: on 3.11 and 3.12 the call's own site sees ``self`` where
+    the method's function is (see :func:`blanket.exploration.rewrite._callees`),
+    and a library's method a thread met first ran unwatched in that run (a
+    real ``Condition`` it waited on, a stall of three timeouts)."""
 
     __slots__ = ("_cache", "_past_python")
 
     def __init__(self, name: str, function: str, file: str, line: int | None,
                  scope: dict[str, Any], past_python: bool = False) -> None:
         super().__init__(False, name, 1, function, file, line, scope)
-        # The last type met and its method's kind: one tuple, replaced whole,
-        # so that threads running the site at once read a consistent pair.
-        self._cache: tuple[type | None, bool | None] = (None, None)
+        # The last type met, its method's kind and its Python function: one
+        # tuple, replaced whole, so that threads running the site at once
+        # read a consistent one.
+        self._cache: tuple[type | None, bool | None, Any] = (None, None, None)
         self._past_python = past_python
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every load)
-    def hit(self, target: object) -> None:
+    def hit(self, target: object, _settled: Any = SETTLED) -> None:
         """Record the access: to the whole object, or to the attribute."""
         kind = type(target)
         cached = self._cache
         if cached[0] is not kind:
-            cached = self._cache = (kind, method_kind(kind, self.name, self._past_python))
+            cached = self._cache = (kind, method_kind(kind, self.name, self._past_python),
+                                    method_of(kind, self.name))
         if cached[1] is None:
             record(self, target, self.name, False)
+            function = cached[2]
+            if function is not None and id(function.__code__) not in _settled:
+                watched_first(function)
         else:
             record(self, target, None, cached[1])
 

@@ -60,7 +60,7 @@ SETTLED: dict[int, types.CodeType] = {}
 
 
 @typing.no_type_check
-def _function(function: types.FunctionType, _settled: Any = SETTLED, _id: Any = id) -> object:
+def watched_first(function: types.FunctionType, _settled: Any = SETTLED, _id: Any = id) -> object:
     """A Python function about to be called: watched first, unless its
     code is rewritten already (by the code object's id: the function is
     kept by whoever calls it, and the code by :data:`SETTLED`)."""
@@ -78,7 +78,7 @@ def _method(method: types.MethodType, _real: Any = REAL_KINDS) -> object:
         return _adopted("method", method)
     function = method.__func__
     if type(function) is types.FunctionType:
-        _function(function)
+        watched_first(function)
     return method
 
 
@@ -109,7 +109,7 @@ def _class(kind: type) -> object:
         if type(found) is staticmethod:  # __new__
             found = found.__func__
         if type(found) is types.FunctionType:
-            _function(found)
+            watched_first(found)
     return kind
 
 
@@ -118,7 +118,7 @@ def _instance(instance: object) -> object:
     """An instance of a class with a Python ``__call__``, about to be called."""
     found = _lookup(type(instance), "__call__")
     if type(found) is types.FunctionType:  # (unless the class changed it since)
-        _function(found)
+        watched_first(found)
     return instance
 
 
@@ -165,13 +165,21 @@ def _lookup(kind: type, name: str) -> object:
     return None
 
 
+def method_of(kind: type, name: str) -> types.FunctionType | None:
+    """The Python function a call of the method *name* of an instance of
+    *kind* runs, as its class holds it; None for anything else (a C
+    method, a static method, no such attribute)."""
+    found = _lookup(kind, name)
+    return found if type(found) is types.FunctionType else None
+
+
 #: What :func:`call_target` does with a callee, by its exact type: each
 #: handler returns what to call instead (the callee itself, its code
 #: watched, ...). A type not listed gets one on its callee's first call:
 #: a metaclass's classes are classes, an instance's class may have a Python
 #: ``__call__``. Other checks before a call add a line here.
 FOLLOW: dict[type, Callable[[Any], object]] = {
-    types.FunctionType: _function, types.MethodType: _method, functools.partial: _partial,
+    types.FunctionType: watched_first, types.MethodType: _method, functools.partial: _partial,
     type: _class, types.BuiltinMethodType: _builtin, types.MethodWrapperType: _same,
     types.WrapperDescriptorType: _same, types.MethodDescriptorType: _same,
     staticmethod: _unwrapped,
