@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import _thread
 import copy
+import ctypes
 import functools
 import operator
 import sys
@@ -104,16 +105,19 @@ class LruCache(unittest.TestCase):
             def __call__(self) -> int:
                 return 0
         cached = functools.lru_cache(Named())
+        getpid = ctypes.CDLL(None).getpid  # (a C callable with no __qualname__ at all)
 
         def setup(scenario: Scenario) -> None:
             def worker() -> None:
                 float.fromhex.__call__("1")  # (a method-wrapper: known)
                 cached()
+                getpid()
             scenario.thread(worker)
         result = explore(setup)
         self.assertFalse(result.exhausted, result)
         self.assertEqual([note.partition(" called at ")[0] for note in result.unseen],
-                         ["C callable functools._lru_cache_wrapper"])
+                         ["C callable functools._lru_cache_wrapper",
+                          "C callable ctypes.CDLL.__init__.<locals>._FuncPtr"])
 
     def test_operator_s_getters_access_their_argument(self) -> None:
         def setup(scenario: Scenario) -> Callable[[], None]:

@@ -310,11 +310,8 @@ def summary_of(kind: str, message: str) -> str:
     lines after it list the threads); else the last, of the first thing
     that went wrong (a thread's exception, not the waits that followed
     from it)."""
-    first = message.split(CONSEQUENCE)[0].strip()
-    if not first:
-        return kind
-    lines = first.splitlines()
-    return lines[0] if kind in STUCK else _said(lines)
+    lines = message.split(CONSEQUENCE)[0].strip().splitlines()
+    return kind if not lines else lines[0] if kind in STUCK else _said(lines)
 
 
 #: The kinds of failure whose message's first line says it all.
