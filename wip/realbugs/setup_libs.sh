@@ -79,3 +79,10 @@ for spec in $PINS_LIB2; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
     [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
 done
+PINS_LIB2_B="
+fsspec==2026.6.0 fsspec==2026.7.0
+"
+for spec in $PINS_LIB2_B; do
+    dir="libs/$(echo "$spec" | sed 's/==/-/')"
+    [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
