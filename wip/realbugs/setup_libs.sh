@@ -68,3 +68,21 @@ done
 for v in 0.2.3 0.2.4 0.2.5 0.3.0; do
     [ -d libs/loguru-$v/setuptools ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/loguru-$v "setuptools<70" 2>&1 | grep -v "^WARNING" || true
 done
+# corpus-lib2: documented thread-safety bugs in third-party libraries the corpus did not use
+# (a block of its own). One line a bug: the buggy version, then the first fixed one.
+PINS_LIB2="
+rich==9.12.0 rich==9.12.1
+typeguard==2.3.0 typeguard==2.3.1
+cached-property==1.1.0 cached-property==1.2.0
+"
+for spec in $PINS_LIB2; do
+    dir="libs/$(echo "$spec" | sed 's/==/-/')"
+    [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
+PINS_LIB2_B="
+fsspec==2026.6.0 fsspec==2026.7.0
+"
+for spec in $PINS_LIB2_B; do
+    dir="libs/$(echo "$spec" | sed 's/==/-/')"
+    [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
