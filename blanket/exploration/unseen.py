@@ -316,6 +316,9 @@ class Unseen:
 
         thread._target = watched  # type: ignore[attr-defined]
 
+    # (typeguard stays off it: its checks would run in the thread, called
+    # by the target's caller, and the witness would take them for the thread's own code)
+    @typing.no_type_check
     def _watching(self, hook: Profile, call: Callable[..., Any], *args: Any,
                   **kwargs: Any) -> Any:
         if self.monitored:  # pragma: no cover - Python 3.12 on (make matrix runs it)

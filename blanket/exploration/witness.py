@@ -177,6 +177,9 @@ class Witness:
         self.known[id(code)] = code
         return True
 
+    # (typeguard stays off it: its checks would run in the thread, called
+    # by the target's caller, and the witness would take them for the thread's own code)
+    @typing.no_type_check
     def witnessed(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``call(*args, **kwargs)`` (a managed thread's target), what it
         starts seen by the witness."""
@@ -200,6 +203,9 @@ class Witness:
         return list(gaps.values())
 
 
+# (typeguard stays off it: its checks would run in the thread, called
+# by the target's caller, and the witness would take them for the thread's own code)
+@typing.no_type_check
 def _traced(witness: Witness, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``call(*args, **kwargs)`` with a trace function that shows *witness*
     each frame started, then hands the event to the trace function that
