@@ -132,7 +132,7 @@ class MethodSite(Site):
     object (:func:`method_kind`), anything else an attribute read. A Python
     method not watched yet is watched first, so that this very call runs
     watched code: on 3.11 and 3.12 the call's own site sees ``self`` where
-    the method's function is (see :func:`blanket.exploration.rewrite._callees`),
+    the method's function is (see ``_callees`` in ``blanket.exploration.rewrite``),
     and a library's method a thread met first ran unwatched in that run (a
     real ``Condition`` it waited on, a stall of three timeouts)."""
 

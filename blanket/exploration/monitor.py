@@ -96,9 +96,6 @@ def _delivering() -> Iterator[None]:  # pragma: no cover - Python 3.12 on (make 
             monitor.free_tool_id(TOOL)
 
 
-# (typeguard stays off it: its checks would run in the thread, called by the
-# target's caller, and the witness would take them for the thread's own code)
-@typing.no_type_check
 def watching(hook: Hook, call: Callable[..., Any], *args: Any,
              **kwargs: Any) -> Any:  # pragma: no cover - Python 3.12 on (make matrix runs it)
     """``call(*args, **kwargs)``, the calling thread's events given to *hook*."""
