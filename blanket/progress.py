@@ -93,6 +93,10 @@ def _there(tx: Transaction) -> bool:
     return True
 
 
+#: The kinds whose acquire or wait can fail, changing nothing.
+_TRIED = frozenset({"Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event"})
+
+
 def looks_only(tx: Transaction) -> bool:
     """Whether the parked call *tx*, let go now, changes nothing: it only
     looks (``Lock.locked``, ``Event.is_set``), or it is a try that fails (an
@@ -104,13 +108,8 @@ def looks_only(tx: Transaction) -> bool:
     name = tx.spec.name
     if name in ("locked", "is_set"):
         return True
-    if tx._state is not State.BLOCKED or tx.spec.kind == "Thread":
-        return False
-    return name in ("acquire", "wait") and tx.spec.kind in _TRIED and not _there(tx)
-
-
-#: The kinds whose acquire or wait can fail, changing nothing.
-_TRIED = frozenset({"Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event"})
+    return (tx._state is State.BLOCKED and name in ("acquire", "wait")
+            and tx.spec.kind in _TRIED and not _there(tx))
 
 
 def timed(tx: Transaction) -> bool:
