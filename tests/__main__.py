@@ -83,6 +83,19 @@ def _in_one_process(args: argparse.Namespace) -> int:
     return int(not result.wasSuccessful())
 
 
+def _gist(output: str) -> list[str]:
+    """Each failed test of a module's unittest *output*, in one line: its
+    ``FAIL:``/``ERROR:`` header and the last line of its traceback (what
+    the end of a long log, all a CI page may show, still tells)."""
+    gist = []
+    for block in output.split("=" * 70)[1:]:
+        text = block.split("-" * 70)
+        header = text[0].strip()
+        lines = [line for line in (text[1] if len(text) > 1 else "").splitlines() if line.strip()]
+        gist.append(f"  {header}: {lines[-1].strip() if lines else '?'}")
+    return gist
+
+
 def _work(args: argparse.Namespace) -> int:
     """A worker: run each module named on the command pipe, and write what
     it did as one line of JSON on the result pipe."""
@@ -159,6 +172,7 @@ def _in_workers(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     run = failed = skipped = 0
     broken: list[str] = []
+    gists: list[str] = []
     timings: list[tuple[float, str]] = []
     workers = [_Worker(flags) for _ in range(min(jobs, len(waiting)))]
     with selectors.DefaultSelector() as selector:
@@ -191,6 +205,7 @@ def _in_workers(args: argparse.Namespace) -> int:
                     print(done["output"], flush=True)
                 if done["failed"]:
                     broken.append(done["module"])
+                    gists.extend(_gist(done["output"]))
                 worker.give(waiting.popleft() if waiting else None)
     if waiting:  # every worker ended early
         broken.extend(waiting)
@@ -203,7 +218,7 @@ def _in_workers(args: argparse.Namespace) -> int:
     print(f"Ran {run} tests in {time.perf_counter() - started:.1f} s with {len(workers)} "
           f"workers; slowest modules: {slowest}")
     if broken:
-        print(f"modules that failed: {', '.join(broken)}")
+        print(f"modules that failed: {', '.join(broken)}", *gists, sep="\n")
     print(_summary(run, failed, skipped), file=sys.stderr)
     return int(bool(broken or failed or any(statuses)))
 

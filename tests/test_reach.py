@@ -127,6 +127,18 @@ class LinesRun(unittest.TestCase):
         self.assertEqual(str(found), f"tests/reach_cases.py: {len(found.ran)} line(s) ran; "
                                      f"no order runs: {line('never')}")
 
+    def test_a_class_body_s_code_left_alive_is_no_function_entered(self) -> None:
+        # The free-threaded 3.13 frees the function __build_class__ ran a
+        # class body as only at the next collection: until then the
+        # collector lists it, with the class's methods nested in its code.
+        module = cases.__loader__.get_code(cases.__name__)  # type: ignore[union-attr]
+        [body] = [c for c in module.co_consts
+                  if isinstance(c, types.CodeType) and c.co_name == "Counter"]
+        alive = types.FunctionType(body, vars(cases))
+        result = blanket.explore(cases.never, lines=True, timeout=BOUND)
+        self.assertEqual(result.lines["tests/reach_cases.py"].never, {line("never")})
+        self.assertIn(body.co_firstlineno, lines.code_lines(alive.__code__))
+
     def test_the_lines_of_code_in_another_module(self) -> None:
         result = blanket.explore(cases.other_module, lines=True, timeout=BOUND)
         self.assertEqual(sorted(result.lines), ["tests/reach_cases.py", "tests/reach_other.py"])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dis
 import functools
 import gc
+import inspect
 import os
 import sys
 import types
@@ -40,6 +41,7 @@ HITS: set[str] = set()
 _CALL, _CALL_LOAD = call_template()
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
 _RESUME = dis.opmap["RESUME"]
+_OPTIMIZED = inspect.CO_OPTIMIZED  # a function's code; not a class body's, nor a module's
 # Instructions the interpreter finds by their place, not by a jump: a
 # loop's or a send's end (where FOR_ITER and SEND land, and step over), and
 # what must follow its instruction at once.
@@ -161,8 +163,11 @@ def loaded_functions() -> Iterator[types.FunctionType]:
     """The Python functions alive: those the garbage collector lists, and
     those the loaded modules hold, in their classes too (the collector of
     the free-threaded 3.13 lists only some of them once threads have come
-    and gone)."""
-    yield from (value for value in gc.get_objects() if type(value) is types.FunctionType)
+    and gone). Not a function the interpreter made to run a class body
+    once (the free-threaded 3.13 frees it only at the next collection): its
+    code holds the methods' code, yet no call of it is to come."""
+    yield from (value for value in gc.get_objects()
+                if type(value) is types.FunctionType and value.__code__.co_flags & _OPTIMIZED)
     seen: set[int] = set()
     for module in list(sys.modules.values()):
         if isinstance(module, types.ModuleType):
