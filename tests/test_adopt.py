@@ -518,12 +518,6 @@ class ThreadPools(unittest.TestCase):
     straight to the worker asleep in its get, the queue stayed empty, and
     the worker was taken for asleep still while its join waited."""
 
-    # Known and left (2026-12-06): with typeguard's import hook checking blanket,
-    # since the witness (its trace function on 3.11) came in, the first run
-    # stalls: 'A' running after the pool's Semaphore.acquire. Plain runs (the
-    # coverage pass, the matrix) are not affected.
-    @unittest.skipIf(type(getattr(blanket.__spec__, "loader", None)).__name__ ==
-                     "TypeguardLoader", "stalls under typeguard's import hook (see above)")
     def test_correct_use_is_no_failure_and_the_blocking_get_is_named(self) -> None:
         # (Before: the worker given up on at the end of a run cut short
         # logged the Abandoned it caught, "Exception in worker" and its

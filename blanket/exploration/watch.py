@@ -538,6 +538,7 @@ def _members(value: object) -> list[object]:
 _INSTALLED = "-packages" + os.sep
 
 
+@typing.no_type_check  # (typeguard stays off it: the witness asks it at calls in the threads)
 def library(file: str) -> bool:
     """Whether *file* is the standard library's (frozen or not), an
     installed package's or made by exec (``<string>``)."""
