@@ -86,3 +86,15 @@ for spec in $PINS_LIB2_B; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
     [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
 done
+# corpus5: documented thread-safety bugs in libraries the corpus did not use (a block of its own).
+# One line a bug: the buggy version, then the fixed one (icontract: 2.3.1, the first attempt, is
+# broken in every thread but the importing one; 2.3.2 is the first release that checks them all).
+PINS_MORE2="
+sqlparse==0.4.4 sqlparse==0.5.0
+repoze.lru==0.4 repoze.lru==0.5
+icontract==2.3.0 icontract==2.3.2
+"
+for spec in $PINS_MORE2; do
+    dir="libs/$(echo "$spec" | sed 's/==/-/')"
+    [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
+done
