@@ -93,8 +93,11 @@ PINS_MORE2="
 sqlparse==0.4.4 sqlparse==0.5.0
 repoze.lru==0.4 repoze.lru==0.5
 icontract==2.3.0 icontract==2.3.2
+that-depends==1.24.0 that-depends==1.25.0
 "
 for spec in $PINS_MORE2; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
     [ -d "$dir" ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target "$dir" "$spec" 2>&1 | grep -v "^WARNING" || true
 done
+# that-depends 1.25.0 imports typing_extensions without declaring it: it goes into the same --target dir.
+[ -f libs/that-depends-1.25.0/typing_extensions.py ] || $PIP install --quiet --no-warn-conflicts --disable-pip-version-check --target libs/that-depends-1.25.0 typing_extensions 2>&1 | grep -v "^WARNING" || true
