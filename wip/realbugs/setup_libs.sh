@@ -94,6 +94,7 @@ sqlparse==0.4.4 sqlparse==0.5.0
 repoze.lru==0.4 repoze.lru==0.5
 icontract==2.3.0 icontract==2.3.2
 that-depends==1.24.0 that-depends==1.25.0
+modern-di==0.7.0 modern-di==0.8.0
 "
 for spec in $PINS_MORE2; do
     dir="libs/$(echo "$spec" | sed 's/==/-/')"
