@@ -5,6 +5,8 @@ calls on a primitive and from wakes; two reads commute."""
 
 from __future__ import annotations
 
+import itertools
+import threading
 import unittest
 from collections.abc import Callable, Mapping
 
@@ -100,6 +102,42 @@ class Closures(unittest.TestCase):
         fixed = blanket.explore(lambda scenario: closure_counter(scenario, True))
         self.assertTrue(fixed.exhausted)
         self.assertEqual((fixed.races, fixed.count), ([], 2))
+
+
+class Context(threading.local):
+    """Thread-local data with a default, as a library keeps a call's context."""
+
+    depth = 0
+
+
+_made = itertools.count()
+
+
+def thread_local_data(scenario: Scenario) -> None:
+    """Two threads each counting in their own thread-local data, one of them
+    under a name that differs from run to run (as a library names its flag
+    by ``id()``): no shared state at all."""
+    context, flags = Context(), threading.local()
+    flag = f"in_progress_{next(_made)}"
+
+    def work() -> None:
+        context.depth += 1
+        setattr(flags, flag, getattr(flags, flag, 0) + context.depth)
+        assert getattr(flags, flag) == 1, "another thread's data"
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+
+class ThreadLocalData(unittest.TestCase):
+    def test_a_thread_local_s_attributes_are_each_thread_s_own(self) -> None:
+        # Before: a race on Context.depth reported (2 schedules), and then
+        # NotDeterministic: "run 1 had A: read local.in_progress_0 ..., run
+        # 2 met A: read local.in_progress_1".
+        result = blanket.explore(thread_local_data)
+        self.assertTrue(result.ok, result)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual((result.races, result.count), ([], 1))
 
 
 def unordered_flag(scenario: Scenario) -> None:

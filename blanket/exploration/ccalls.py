@@ -25,6 +25,7 @@ call's callable on to ``blanket.exploration.sites.call_target``.
 from __future__ import annotations
 
 import _abc  # type: ignore[import-not-found]
+import _thread
 import array
 import bisect
 import collections
@@ -277,7 +278,9 @@ def _whole(write: bool) -> Any:
 def _attribute(write: bool) -> Any:
     @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
-        if type(second) is str and type(first) not in _VALUES:
+        # (a threading.local's attributes are each thread's own)
+        if type(second) is str and type(first) not in _VALUES and \
+                not issubclass(type(first), _thread._local):
             record(site, first, second, write)
     return access
 

@@ -335,7 +335,10 @@ class AttributeSite(Site):
     accesses itself (a lazy module's ``__getattribute__`` taking its lock
     first); recorded here too, the access would race with what the code
     guards. What the instruction itself reads then is the object's type: a
-    read of its ``__class__`` (which a lazy module swaps)."""
+    read of its ``__class__`` (which a lazy module swaps). The attributes
+    of a ``threading.local`` are each thread's own: no access is recorded
+    (their names may even differ from run to run: a flag named by an
+    ``id()``)."""
 
     __slots__ = ("_hook", "_cache")
 
@@ -343,9 +346,10 @@ class AttributeSite(Site):
                  scope: dict[str, Any]) -> None:
         super().__init__(hook != "__getattribute__", name, 1, function, file, line, scope)
         self._hook = hook
-        # The last type met and whether the access is the attribute's: one
-        # tuple, replaced whole (threads may run the site at once).
-        self._cache: tuple[type | None, bool] = (None, True)
+        # The last type met and what the access reaches (the attribute,
+        # the type, nothing shared): one tuple, replaced whole (threads
+        # may run the site at once).
+        self._cache: tuple[type | None, str] = (None, _ATTRIBUTE)
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def hit(self, target: object) -> None:
@@ -353,11 +357,17 @@ class AttributeSite(Site):
         kind = type(target)
         cached = self._cache
         if cached[0] is not kind:
-            cached = self._cache = (kind, not _runs_python(kind, self.name, self._hook))
-        if cached[1]:
+            cached = self._cache = (kind, _THREADS_OWN if issubclass(kind, _thread._local)
+                                    else _TYPE if _runs_python(kind, self.name, self._hook)
+                                    else _ATTRIBUTE)
+        if cached[1] is _ATTRIBUTE:
             record(self, target, self.name, self.write)
-        else:
+        elif cached[1] is _TYPE:
             record(self, target, "__class__", False)
+
+
+# What an attribute instruction reaches, by the object's type.
+_ATTRIBUTE, _TYPE, _THREADS_OWN = "attribute", "type", "the thread's own"
 
 
 def _runs_python(kind: type, name: str, hook: str) -> bool:
