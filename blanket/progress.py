@@ -491,6 +491,10 @@ def _wake(tx: Transaction) -> None:
             condition._waiters.popleft().release()
     elif kind == "Event":
         primitive._real.set()
+    elif kind in ("Lock", "RLock"):
+        # Held by a thread that ended (or was given up on and will not give
+        # it back): released for it, so the sleeper takes it and unwinds.
+        free_real(kind, primitive._real)
     elif kind in ("Semaphore", "BoundedSemaphore"):
         # A slot for it, given as release() gives one (a bounded one's
         # bound aside: the run is over, and its sleeper must unwind).
