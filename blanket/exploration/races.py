@@ -121,9 +121,10 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
             first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
                                    key=lambda side: (side[0], side[1].line or 0))
             sites.update((a[1], b[1]))
-            races.setdefault((*first[:2], *second[:2], what), Race(
-                what, (first[0], _verb(first[2]), first[1].place),
-                (second[0], _verb(second[2]), second[1].place)))
+            key = (*first[:2], *second[:2], what)
+            if key not in races:  # (many pairs of runs' epochs make one race)
+                races[key] = Race(what, (first[0], _verb(first[2]), first[1].place),
+                                  (second[0], _verb(second[2]), second[1].place))
     return list(races.values()), sites
 
 

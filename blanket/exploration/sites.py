@@ -279,7 +279,8 @@ def _adopted(how: str, value: object) -> object:
 class Site:
     """One watched instruction: what it does and where it is."""
 
-    __slots__ = ("write", "name", "depth", "function", "file", "line", "racy", "scope")
+    __slots__ = ("write", "name", "depth", "function", "file", "line", "racy", "scope",
+                 "_place")
 
     def __init__(self, write: bool, name: str | None, depth: int, function: str,
                  file: str, line: int | None, scope: dict[str, Any]) -> None:
@@ -295,6 +296,7 @@ class Site:
         #: Whether the access parks first, as a step of the schedule.
         self.racy = False
         self.scope = scope
+        self._place: str | None = None
 
     @property
     def where(self) -> str:
@@ -307,7 +309,9 @@ class Site:
         module's path (``tests/race_bugs.py:40``, see :func:`module_path`):
         the same wherever the code is installed, yet two files of one name
         in two packages are told apart."""
-        return f"{module_path(self.file, self.scope)}:{self.line}"
+        if self._place is None:  # (asked of every site at every run's start)
+            self._place = f"{module_path(self.file, self.scope)}:{self.line}"
+        return self._place
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def hit(self, target: object) -> None:
