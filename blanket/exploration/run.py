@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import traceback
+import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -84,6 +85,7 @@ def key_of(tx: Transaction) -> str:
     return progress.name_of(progress.resource(tx.primitive))
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs for every pair of options)
 def dependent(a: str, b: str) -> bool:
     """Whether steps on keys *a* and *b* may not commute: calls on one
     primitive, or accesses to one piece of state (see

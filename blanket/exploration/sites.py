@@ -494,6 +494,7 @@ def describe(target: object, name: str | None, site: Site) -> str:
     return f"{kind.__name__}.{name}"
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every access recorded)
 def is_item(site: Site) -> bool:
     """Whether *site* is a subscript's, whose name is a dict's key (see
     :class:`~blanket.exploration.ccalls.ItemSite`), not an attribute's."""
