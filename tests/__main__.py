@@ -43,6 +43,8 @@ import selectors
 import subprocess
 import sys
 import time
+import types
+import typing
 import unittest
 from collections import deque
 from collections.abc import Callable
@@ -106,8 +108,21 @@ def remembered_lookups(typeguard, others):
                            None)
             if checker is None and isinstance(origin, type):
                 checker = instance_of
+            elif origin in UNIONS and checker is not None:
+                checker = union_of(checker, args)
         remembered[key] = checker
         return checker
+
+    def union_of(checker, members):
+        # A value of one of the plain classes passes at once; else the
+        # union's checker tries each member (raising, and naming, for each
+        # it does not match: 70 us for a None given as Callable | None).
+        plain = tuple(member for member in members if type(member) is type)
+
+        def check(value, origin, args, memo):
+            if not isinstance(value, plain):
+                checker(value, origin, args, memo)
+        return check
 
     return lookup
 """
@@ -122,8 +137,10 @@ def _remembered_lookups(typeguard: Any) -> Callable[[Any, tuple[Any, ...], tuple
     for every ``int``); and for ``Callable[..., R]`` a test of
     ``callable()`` only, which is all typeguard checks of it (it computed
     the callable's signature first, 100 us a call, to leave it unused).
-    The checks made are the same."""
-    scope: dict[str, Any] = {"Callable": collections.abc.Callable}
+    A union lets a value of one of its plain classes (``None`` too) pass
+    before its members are tried one by one. The checks made are the same."""
+    scope: dict[str, Any] = {"Callable": collections.abc.Callable,
+                             "UNIONS": (typing.Union, types.UnionType)}
     exec(compile(_REMEMBERED_LOOKUPS, typeguard.__file__, "exec"), scope)  # noqa: S102
     return scope["remembered_lookups"](typeguard, list(typeguard.checker_lookup_functions))
 
