@@ -298,6 +298,9 @@ class ScenarioCore:
 
     # -- the worker's side of a call ------------------------------------------
 
+    # (typeguard stays off it: it runs at every call on a primitive, which
+    # blanket's own primitives make, and its check cost more than the call)
+    @typing.no_type_check
     def run(self, primitive: object, spec: CallSpec, args: tuple[Any, ...],
             call: Callable[..., Any], attempt: Attempt | None = None, *,
             park: bool = True) -> Any:

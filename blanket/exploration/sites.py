@@ -304,6 +304,7 @@ class Site:
         return f"{self.file}:{self.line}"
 
     @property
+    @typing.no_type_check  # (typeguard stays off it: it is asked at every parked access)
     def place(self) -> str:
         """``file:line`` of the access as steps name it, the file by its
         module's path (``tests/race_bugs.py:40``, see :func:`module_path`):
