@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
-import blanket
 from blanket import Abandoned, Scenario, entry, progress, quiet, report, sleepers
 from blanket.exploration import sites, unseen
 from blanket.exploration.adopt import AdoptedThread

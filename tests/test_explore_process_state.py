@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import blanket
-from blanket import Scenario
+from blanket import Scenario, quiet
 from blanket.exploration.processwide import Snapshot
 from blanket.exploration.run import Option, Run, run_once
 from blanket.exploration.unseen import Unseen
@@ -161,6 +161,20 @@ class TheSnapshot(unittest.TestCase):
         self.assertEqual(logging.getLevelName(77), "Level 77")
         self.assertIs(logging._handlers["blanket-tests.snapshot"], handler)
         self.assertTrue(logging.blanket_tests)  # type: ignore[attr-defined] # a new name stays
+
+    def test_the_pools_quiet_filter_a_run_added_stays(self) -> None:
+        # A thread given up on adds it as it unwinds, maybe while the
+        # snapshot is put back: it stays, else a pool's worker still
+        # unwinding logged its Abandoned (seen in the coverage pass).
+        import concurrent.futures  # noqa: F401, PLC0415 - quiet_pools needs it imported
+        pools = logging.getLogger(quiet.POOL_LOGGER)
+        pools.removeFilter(quiet.not_given_up)
+        self.addCleanup(pools.addFilter, quiet.not_given_up)
+        snapshot = Snapshot()
+        quiet.quiet_pools()
+        pools.addFilter(len)  # a run's own filter goes
+        snapshot.restore()
+        self.assertEqual(pools.filters, [quiet.not_given_up])
 
     def test_nothing_without_logging(self) -> None:
         with unittest.mock.patch.dict(sys.modules, {"logging": None}):

@@ -29,6 +29,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ..quiet import POOL_LOGGER, not_given_up
+
 
 def _contents(value: object) -> list[Any] | dict[Any, Any] | None:
     """A copy of *value*'s contents when it is a list or a dict (put back in
@@ -97,9 +99,15 @@ class Snapshot:
         self._named = dict(logging._handlers.items())
 
     def restore(self) -> None:
-        """Put the state taken back (the run's threads are gone)."""
+        """Put the state taken back (the run's threads are gone), but
+        blanket's own filter on the pools' logger (:mod:`blanket.quiet`):
+        a thread given up on may still be unwinding through a pool's worker."""
+        pools: Any = self._objects and self._logging.Logger.manager.loggerDict.get(POOL_LOGGER)
+        quieted = not_given_up in getattr(pools, "filters", ())
         for attributes in self._objects:
             attributes.restore()
+        if quieted:
+            pools.addFilter(not_given_up)
         if self._objects:
             named = self._logging._handlers
             named.clear()
