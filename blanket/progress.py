@@ -451,7 +451,7 @@ def abandon(core: ScenarioCore, threads: list[threading.Thread]) -> None:
             if tx._parked:
                 core.release_park(tx)
             elif tx.state is State.WAITING and not wakes(core, tx):
-                _wake(tx)
+                _wake(core, tx)
     for kind, lock, _, _ in sleeps:
         free_real(kind, lock)
     core.changed()
@@ -479,8 +479,10 @@ def free_real(kind: str, lock: Any) -> None:
         pass
 
 
-def _wake(tx: Transaction) -> None:
-    """Wake a sleeper inside a real primitive as its own wake-up would."""
+def _wake(core: ScenarioCore, tx: Transaction) -> None:
+    """Wake a sleeper inside a real primitive as its own wake-up would; in
+    a lock, only when every thread holding it has ended (one given up on but
+    alive keeps it: a script's deadlock leaves its threads as they are)."""
     primitive: Any = tx.primitive
     kind = primitive._kind
     if kind == "Condition" or kind == "Barrier":
@@ -492,9 +494,12 @@ def _wake(tx: Transaction) -> None:
     elif kind == "Event":
         primitive._real.set()
     elif kind in ("Lock", "RLock"):
-        # Held by a thread that ended (or was given up on and will not give
-        # it back): released for it, so the sleeper takes it and unwinds.
-        free_real(kind, primitive._real)
+        # Held by threads that ended: released for them, so that the
+        # sleeper takes it and unwinds.
+        holders = [thread for thread, held in holdings(core).items()
+                   if held.get(id(primitive), 0) > 0]
+        if holders and all(core.terminated(thread) for thread in holders):
+            free_real(kind, primitive._real)
     elif kind in ("Semaphore", "BoundedSemaphore"):
         # A slot for it, given as release() gives one (a bounded one's
         # bound aside: the run is over, and its sleeper must unwind).
