@@ -13,7 +13,9 @@ reached through ``setattr``/``getattr``, ``vars()`` and ``__dict__``."""
 from __future__ import annotations
 
 import collections
+import concurrent.futures.thread
 import copy
+import functools
 import heapq
 import operator
 import queue
@@ -22,6 +24,7 @@ import types
 import unittest
 from collections.abc import Callable, Iterable
 from typing import Any
+from unittest import mock
 
 import blanket
 from blanket import Scenario
@@ -118,13 +121,25 @@ FAMILIES = (("append", "len", "pop"), ("heappush", "heappop"), ("setdefault", "d
             ("bappend", "blen", "bpop"), ("put", "qsize", "qget"), ("next", "hint"),
             ("setattr", "getattr", "vset", "dget"))
 _GLOBALS = {"heapq": heapq, "operator": operator}
+#: Ops that are no steps: where a thread hands the operations between them
+#: to a pool's worker thread, and where it has them done.
+MARKERS = ("submit", "result")
 
 
-def generate(rng: random.Random, c_calls: bool = False) -> tuple[Program, Program]:
+def _lock_of(op: Op) -> str:
+    """The lock an ``("acquire", ...)`` or ``("release", ...)`` takes or
+    gives back: the scenario's, or the helper module's (see LOCKS)."""
+    return op[1] if len(op) > 1 else "lock"
+
+
+def generate(rng: random.Random, c_calls: bool = False, library: bool = False
+             ) -> tuple[Program, Program]:
     """2 or 3 threads of 1 to 3 accesses, a locked section now and then;
     with *c_calls*, most of them calls into C code, and some of them calls
     of helper functions of another module (the second program: each
-    helper's operations)."""
+    helper's operations). With *library*, there are always helpers, and
+    each takes a lock of the library's all through: the module's (made
+    when the module was), or the one its instance made in ``__init__``."""
     # One family of C calls a program: its threads' calls meet.
     family = rng.choice(FAMILIES)
 
@@ -136,7 +151,12 @@ def generate(rng: random.Random, c_calls: bool = False) -> tuple[Program, Progra
                 else ("write", variable, rng.randint(1, 3)))
 
     helpers: Program = []
-    if c_calls and rng.random() < 0.5:
+    if library:
+        for _ in range(rng.randint(1, 2)):
+            held = rng.choice(("module", "instance"))
+            helpers.append([("acquire", held), *(access() for _ in range(rng.randint(1, 2))),
+                            ("release", held)])
+    elif c_calls and rng.random() < 0.5:
         helpers = [[access() for _ in range(rng.randint(1, 2))]
                    for _ in range(rng.randint(1, 2))]
     program = []
@@ -152,6 +172,39 @@ def generate(rng: random.Random, c_calls: bool = False) -> tuple[Program, Progra
                 ops.append(op)
         program.append(ops)
     return program, helpers
+
+
+def _units(ops: list[Op]) -> list[list[Op]]:
+    """The operations of a thread in the pieces that are moved as one (to a
+    callback, to a pool): a locked section stays whole."""
+    units: list[list[Op]] = []
+    depth = 0
+    for op in ops:
+        if depth == 0:
+            units.append([])
+        units[-1].append(op)
+        depth += (op[0] == "acquire") - (op[0] == "release")
+    return units
+
+
+def shape(rng: random.Random, program: Program, kinds: tuple[str, ...],
+          first: str | None = None) -> tuple[Program, list[str]]:
+    """The program with each thread given one of *kinds* (see SHAPES), the
+    first thread *first* if given; an ``"executor"`` thread has the part of
+    its operations its pool runs between markers."""
+    shaped, shapes = [], []
+    for number, ops in enumerate(program):
+        kind = first if number == 0 and first else rng.choice(kinds)
+        if kind == "executor":
+            units = _units(ops)
+            begin = rng.randrange(len(units))
+            end = rng.randint(begin + 1, len(units))
+            ops = [*(op for unit in units[:begin] for op in unit), ("submit",),
+                   *(op for unit in units[begin:end] for op in unit), ("result",),
+                   *(op for unit in units[end:] for op in unit)]
+        shaped.append(ops)
+        shapes.append(kind)
+    return shaped, shapes
 
 
 def _c_call(op: Op, last: int, values: dict[str, int], state: dict[str, Any]
@@ -177,83 +230,180 @@ def _final(values: dict[str, int], state: dict[str, Any]) -> tuple[object, ...]:
 
 def brute_force(program: Program, helpers: Program | None = None) -> set[Outcome]:
     """The outcomes of every interleaving of the operations (a helper's
-    each one step, as the call's are)."""
+    each one step, as the call's are). What can follow a state depends on
+    nothing else, so each state is searched from once."""
     outcomes: set[Outcome] = set()
+    seen: set[tuple[object, ...]] = set()
     helpers = helpers or []
-    program = [[step for op in ops for step in (helpers[op[1]] if op[0] == "call" else [op])]
+    program = [[step for op in ops if op[0] not in MARKERS
+                for step in (helpers[op[1]] if op[0] == "call" else [op])]
                for ops in program]
 
     def search(pcs: tuple[int, ...], last: tuple[int, ...], values: dict[str, int],
-               state: dict[str, Any], holder: int | None,
+               state: dict[str, Any], held: frozenset[str],
                reads: tuple[tuple[int, ...], ...]) -> None:
+        final = _final(values, state)
+        if (pcs, last, held, reads, final) in seen:
+            return
+        seen.add((pcs, last, held, reads, final))
         moved = False
         for thread, ops in enumerate(program):
             pc = pcs[thread]
             if pc == len(ops):
                 continue
             op = ops[pc]
-            if op[0] == "acquire" and holder is not None:
+            if op[0] == "acquire" and _lock_of(op) in held:
                 continue
             moved = True
             new_pcs = pcs[:thread] + (pc + 1,) + pcs[thread + 1:]
-            new_last, new_values, new_state, new_holder, new_reads = \
-                last, values, state, holder, reads
+            new_last, new_values, new_state, new_held, new_reads = \
+                last, values, state, held, reads
             value: int | None = None
             if op[0] == "read":
                 value = values[op[1]]
             elif op[0] == "write":
                 new_values = {**values, op[1]: last[thread] + op[2]}
             elif op[0] == "acquire":
-                new_holder = thread
+                new_held = held | {_lock_of(op)}
             elif op[0] == "release":
-                new_holder = None
+                new_held = held - {_lock_of(op)}
             else:
                 value, new_values, new_state = _c_call(op, last[thread], values, state)
             if value is not None:
                 new_last = last[:thread] + (value,) + last[thread + 1:]
                 new_reads = reads[:thread] + (reads[thread] + (value,),) + reads[thread + 1:]
-            search(new_pcs, new_last, new_values, new_state, new_holder, new_reads)
+            search(new_pcs, new_last, new_values, new_state, new_held, new_reads)
         if not moved:
-            outcomes.add((_final(values, state), reads))
+            outcomes.add((final, reads))
 
     count = len(program)
-    search((0,) * count, (0,) * count, dict.fromkeys(VARIABLES, 0), start(), None,
+    search((0,) * count, (0,) * count, dict.fromkeys(VARIABLES, 0), start(), frozenset(),
            ((),) * count)
     return outcomes
 
 
-def _source(header: str, ops: list[Op], end: str = "") -> str:
-    """A function doing *ops* on ``shared`` with real attribute accesses,
+ARGUMENTS = ", ".join(CONTAINERS)
+#: What the code calls each lock: the scenario's, the helper module's
+#: (made with the module), and the one its instance made in ``__init__``.
+LOCKS = {"lock": "lock", "module": "LOCK", "instance": "self.lock"}
+
+
+def _statements(ops: list[Op], helpers: Program) -> list[str]:
+    """Statements doing *ops* on ``shared`` with real attribute accesses,
     on the shared containers with real C calls, and calling the helpers of
-    the module ``helpers``."""
-    arguments = ", ".join(CONTAINERS)
-    lines = [f"def {header.format(arguments)}:"]
+    the module ``helpers`` (or the methods of its instance ``guarded``)."""
+    lines = []
     for op in ops:
         if op[0] == "read":
-            lines += [f"    last = shared.{op[1]}", "    reads.append(last)"]
+            lines += [f"last = shared.{op[1]}", "reads.append(last)"]
         elif op[0] == "write":
-            lines.append(f"    shared.{op[1]} = last + {op[2]}")
+            lines.append(f"shared.{op[1]} = last + {op[2]}")
         elif op[0] in C_OPS:
             statement, reads = C_OPS[op[0]]
-            lines.append("    " + statement.format(k=op[1], v=op[2]))
+            lines.append(statement.format(k=op[1], v=op[2]))
             if reads:
-                lines.append("    reads.append(last)")
+                lines.append("reads.append(last)")
         elif op[0] == "call":
-            lines.append(f"    last = helpers.h{op[1]}(shared, reads, last, {arguments})")
+            owner = "guarded" if helpers[op[1]][0] == ("acquire", "instance") else "helpers"
+            lines.append(f"last = {owner}.h{op[1]}(shared, reads, last, {ARGUMENTS})")
         else:
-            lines.append(f"    lock.{op[0]}()")
-    return "\n".join([*lines, end]) + "\n"
+            lines.append(f"{LOCKS[_lock_of(op)]}.{op[0]}()")
+    return lines
 
 
-def thread_source(name: str, ops: list[Op]) -> str:
-    """The thread function *name* doing *ops*."""
-    return _source(f"{name}(shared, lock, reads, {{}}, last=0)", ops)
+def _indented(lines: Iterable[str], depth: int = 1) -> list[str]:
+    return ["    " * depth + line for line in lines]
+
+
+def _in_steps(ops: list[Op], kind: str, helpers: Program) -> list[str]:
+    """Statements doing *ops* in a function ``step`` that C code calls back,
+    one locked section or other operation a call."""
+    units = _units(ops)
+    lines = ["def step(*args):", "    nonlocal last", "    i = args[-1]"]
+    for number, unit in enumerate(units):
+        lines += [f"    if i == {number}:", *_indented(_statements(unit, helpers), 2)]
+    lines.append("    return i")
+    count = len(units)
+    return lines + {
+        "map": [f"list(map(step, range({count})))"],
+        "sorted": [f"sorted(range({count}), key=step)"],
+        "reduce": [f"functools.reduce(step, range({count}), 0)"],
+        # a cache of its own each call, each argument new: no call is skipped
+        "lru_cache": ["cached = functools.lru_cache(step)",
+                      f"list(map(cached, range({count})))"]}[kind]
+
+
+def _in_pool(ops: list[Op], helpers: Program) -> list[str]:
+    """Statements doing *ops*, those between the markers in a pool's worker
+    thread while this one waits for them."""
+    begin, end = ops.index(("submit",)), ops.index(("result",))
+    return ["def work(last):", *_indented(_statements(ops[begin + 1:end], helpers)),
+            "    return last",
+            *_statements(ops[:begin], helpers),
+            "pool = concurrent.futures.ThreadPoolExecutor(1)",
+            "last = pool.submit(work, last).result()",
+            "pool.shutdown()",
+            *_statements(ops[end + 1:], helpers)]
+
+
+#: How a thread runs its operations: its target (a function, an instance of
+#: a class with ``__call__``, a ``Mock`` with the function as side effect,
+#: a ``functools.partial`` of the function, a bound method), or the C code
+#: that calls them back (``map``, ``sorted`` for its keys, ``reduce``, an
+#: ``lru_cache``'s wrapper), or the pool that runs some of them.
+SHAPES = ("function", "instance", "mock", "partial", "method", "map", "sorted", "reduce",
+          "lru_cache", "executor")
+
+
+def thread_source(name: str, ops: list[Op], kind: str = "function",
+                  helpers: Program = ()) -> str:
+    """The thread function *name* doing *ops* (for an ``"instance"`` or a
+    ``"method"``, the class *name*), run as *kind* says."""
+    parameters = f"reads, {ARGUMENTS}, last=0, guarded=None"
+    if kind in ("map", "sorted", "reduce", "lru_cache"):
+        body = _in_steps(ops, kind, helpers)
+    elif kind == "executor":
+        body = _in_pool(ops, helpers)
+    else:
+        body = _statements(ops, helpers)
+    if kind == "instance":
+        lines = [f"class {name}:", f"    def __call__(self, shared, lock, {parameters}):",
+                 *_indented(body, 2)]
+    elif kind == "method":
+        lines = [f"class {name}:", "    def __init__(self, shared, lock):",
+                 "        self.shared, self.lock = shared, lock",
+                 f"    def run(self, {parameters}):",
+                 "        shared, lock = self.shared, self.lock", *_indented(body, 2)]
+    else:
+        lines = [f"def {name}(shared, lock, {parameters}):", *_indented(body)]
+    return "\n".join(lines) + "\n"
 
 
 def helper_source(number: int, ops: list[Op]) -> str:
     """The helper function ``h<number>``: *ops* from the caller's ``last``,
-    which it returns."""
-    return _source(f"h{number}(shared, reads, last, {{}})", ops, "    return last")
+    which it returns. One that takes the instance's lock all through is a
+    method of the module's class ``Guarded`` instead (the lock taken in a
+    ``with`` block)."""
+    if ops[0] == ("acquire", "instance"):
+        return "\n".join([f"def h{number}(self, shared, reads, last, {ARGUMENTS}):",
+                          "    with self.lock:", *_indented(_statements(ops[1:-1], []), 2),
+                          "    return last"]) + "\n"
+    return "\n".join([f"def h{number}(shared, reads, last, {ARGUMENTS}):",
+                      *_indented(_statements(ops, [])), "    return last"]) + "\n"
+
+
+def helpers_source(helpers: Program) -> str:
+    """The module of the helpers; with a lock of the module's, made with
+    it, and a class ``Guarded`` whose instances make theirs in ``__init__``,
+    where one takes a lock."""
+    if not any(ops[0][0] == "acquire" for ops in helpers):
+        return "".join(helper_source(n, ops) for n, ops in enumerate(helpers))
+    methods = [n for n, ops in enumerate(helpers) if ops[0] == ("acquire", "instance")]
+    return "\n".join([
+        "import threading", "", "LOCK = threading.Lock()", "", "",
+        "class Guarded:", "    def __init__(self):", "        self.lock = threading.Lock()",
+        *(line for n in methods for line in _indented(helper_source(n, helpers[n]).splitlines())),
+        *(helper_source(n, ops) for n, ops in enumerate(helpers) if n not in methods)]) + "\n"
 
 
 class Shared:
@@ -262,19 +412,37 @@ class Shared:
         self.y = 0
 
 
-def explored(program: Program, helpers: Program | None = None
-             ) -> tuple[set[Outcome], blanket.Exploration]:
+def _target(kind: str, made: Any, shared: Shared, lock: object
+            ) -> tuple[Callable[..., object], tuple[object, ...]]:
+    """What a thread of *kind* is given to run, made from *made* (the
+    function or class its source defined), and the arguments it takes
+    before the thread's list of reads."""
+    if kind == "instance":
+        return made(), (shared, lock)
+    if kind == "mock":
+        return mock.Mock(side_effect=made), (shared, lock)
+    if kind == "partial":
+        return functools.partial(made, shared, lock), ()
+    if kind == "method":
+        return made(shared, lock).run, ()
+    return made, (shared, lock)
+
+
+def explored(program: Program, helpers: Program | None = None,
+             shapes: list[str] | None = None) -> tuple[set[Outcome], blanket.Exploration]:
     """The outcomes of every run of ``explore`` over the program, its
-    helpers in a module of their own that the scenario instruments."""
+    helpers in a module of their own that the scenario instruments, each
+    thread run as *shapes* says (all plain functions by default)."""
     module = types.ModuleType("brute_helpers")
     module.__dict__.update(_GLOBALS)
     helpers = helpers or []
-    for n, ops in enumerate(helpers):
-        exec(compile(helper_source(n, ops), "<helpers>", "exec"), module.__dict__)  # noqa: S102
-    namespace: dict[str, Any] = {**_GLOBALS, "helpers": module}
+    shapes = shapes or ["function"] * len(program)
+    exec(compile(helpers_source(helpers), "<helpers>", "exec"), module.__dict__)  # noqa: S102
+    namespace: dict[str, Any] = {**_GLOBALS, "helpers": module, "functools": functools,
+                                 "concurrent": concurrent}
     for n, ops in enumerate(program):
-        exec(compile(thread_source(f"t{n}", ops), f"<thread {n}>", "exec"),  # noqa: S102
-             namespace)
+        exec(compile(thread_source(f"t{n}", ops, shapes[n], helpers),  # noqa: S102
+                     f"<thread {n}>", "exec"), namespace)
     outcomes: set[Outcome] = set()
 
     def setup(scenario: Scenario) -> Callable[[], None]:
@@ -283,8 +451,10 @@ def explored(program: Program, helpers: Program | None = None
         state = start(queue.SimpleQueue)
         if helpers:
             scenario.instrument(module)
+        extra = {"guarded": module.Guarded()} if hasattr(module, "Guarded") else {}
         for n in range(len(program)):
-            scenario.thread(namespace[f"t{n}"], shared, lock, reads[n], *state.values())
+            target, first = _target(shapes[n], namespace[f"t{n}"], shared, lock)
+            scenario.thread(target, *first, reads[n], *state.values(), **extra)
 
         def record() -> None:
             outcomes.add((_final(vars(shared), state), tuple(tuple(r) for r in reads)))
