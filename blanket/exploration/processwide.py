@@ -100,7 +100,7 @@ class Snapshot:
 
     def restore(self) -> None:
         """Put the state taken back (the run's threads are gone), but
-        blanket's own filter on the pools' logger (:mod:`blanket.quiet`):
+        blanket's own filter on the pools' logger (``blanket.quiet``):
         a thread given up on may still be unwinding through a pool's worker."""
         pools: Any = self._objects and self._logging.Logger.manager.loggerDict.get(POOL_LOGGER)
         quieted = not_given_up in getattr(pools, "filters", ())
