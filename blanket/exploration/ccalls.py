@@ -25,7 +25,6 @@ call's callable on to ``blanket.exploration.sites.call_target``.
 from __future__ import annotations
 
 import _abc  # type: ignore[import-not-found]
-import _thread
 import array
 import bisect
 import collections
@@ -39,7 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .realprims import REAL_KINDS
-from .sites import SETTLED, Site, call_target, method_of, record, watched_first
+from .sites import SETTLED, Site, call_target, method_of, record, threads_own, watched_first
 
 _C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType)
 
@@ -278,9 +277,8 @@ def _whole(write: bool) -> Any:
 def _attribute(write: bool) -> Any:
     @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
-        # (a threading.local's attributes are each thread's own)
         if type(second) is str and type(first) not in _VALUES and \
-                not issubclass(type(first), _thread._local):
+                not threads_own(type(first)):
             record(site, first, second, write)
     return access
 

@@ -102,7 +102,8 @@ class Snapshot:
         """Put the state taken back (the run's threads are gone), but
         blanket's own filter on the pools' logger (``blanket.quiet``):
         a thread given up on may still be unwinding through a pool's worker."""
-        pools: Any = self._objects and self._logging.Logger.manager.loggerDict.get(POOL_LOGGER)
+        pools: Any = self._logging.Logger.manager.loggerDict.get(POOL_LOGGER) if self._objects \
+            else None
         quieted = not_given_up in getattr(pools, "filters", ())
         for attributes in self._objects:
             attributes.restore()

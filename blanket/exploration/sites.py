@@ -362,7 +362,7 @@ class AttributeSite(Site):
         kind = type(target)
         cached = self._cache
         if cached[0] is not kind:
-            cached = self._cache = (kind, _THREADS_OWN if issubclass(kind, _thread._local)
+            cached = self._cache = (kind, _THREADS_OWN if threads_own(kind)
                                     else _TYPE if _runs_python(kind, self.name, self._hook)
                                     else _ATTRIBUTE)
         if cached[1] is _ATTRIBUTE:
@@ -373,6 +373,12 @@ class AttributeSite(Site):
 
 # What an attribute instruction reaches, by the object's type.
 _ATTRIBUTE, _TYPE, _THREADS_OWN = "attribute", "type", "the thread's own"
+
+
+def threads_own(kind: type) -> bool:
+    """Whether the attributes of an object of type *kind* are each
+    thread's own: a ``threading.local``'s (or a subclass's)."""
+    return issubclass(kind, _thread._local)
 
 
 def _runs_python(kind: type, name: str, hook: str) -> bool:
