@@ -14,12 +14,14 @@ The formats are those of CPython's ``InternalDocs/exception_handling.md`` and
 from __future__ import annotations
 
 import dis
+import functools
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 _CACHE = dis.opmap["CACHE"]
+_LOAD_CONST = dis.opmap["LOAD_CONST"]
 _JUMPS = frozenset(dis.hasjrel)
 
 # A source position as ``co_positions()`` yields it.
@@ -246,6 +248,7 @@ def _write_signed_varint(table: bytearray, value: int) -> None:
     _write_varint(table, (-value << 1) | 1 if value < 0 else value << 1)
 
 
+@functools.cache
 def call_template() -> tuple[list[Instruction], int]:
     """The instructions of the statement ``x()`` as this interpreter compiles
     it (the load of ``x`` included, the result popped), and the index of the
@@ -263,3 +266,12 @@ def call_template() -> tuple[list[Instruction], int]:
     body = instructions[first:last + 1]
     load = next(n for n, i in enumerate(body) if i.name.startswith("LOAD_FAST"))
     return body, load
+
+
+def constant_call(const: int, before: Instruction) -> list[Instruction]:
+    """The statement ``x()``, ``x`` the code object's constant *const*, to
+    insert before *before* (at its source position)."""
+    template, load = call_template()
+    call = [Instruction(i.opcode, i.arg, i.caches, before.position) for i in template]
+    call[load].opcode, call[load].arg = _LOAD_CONST, const
+    return call

@@ -36,7 +36,6 @@ import heapq
 import operator
 import queue
 import random
-import sysconfig
 import types
 import unittest
 from collections.abc import Callable, Iterable
@@ -720,18 +719,13 @@ class Shapes(unittest.TestCase):
         self.assertEqual(brute_force(marked), brute_force(plain))
         self.assertEqual({reads[0] for _, reads in brute_force(marked)}, {(0,), (2,)})
 
-    # On the builds with a GIL (3.11.7, 3.12.1, 3.13.0): one run, "the
-    # whole space", the function run once only. (On 3.13t the witness finds
-    # the wrapped function unwatched, and the search is no "whole space".)
-    @(unittest.expectedFailure if not sysconfig.get_config_var("Py_GIL_DISABLED")
-      else lambda test: test)
     def test_a_cache_two_threads_share_called_from_c_code(self) -> None:
-        # Known bug: an lru_cache's wrapper called by C code (map), not by
-        # the thread's code, is not named as a C callable the watch cannot
-        # see into. Both threads can miss the cache and run the function
-        # (the functools documentation says so): in no run does the
-        # second look before the first stored, so the search, which
-        # switches only where watched code parks, never shows it.
+        # An lru_cache's wrapper called by C code (map), not by the thread's
+        # code: both threads can miss the cache and run the function (the
+        # functools documentation says so), but in no run does the second
+        # look before the first stored, since the search switches only where
+        # watched code parks. It was "the whole space" in one run on the
+        # builds with a GIL: the wrapper must be named.
         counts: set[int] = set()
 
         def setup(scenario: Scenario) -> Callable[[], None]:

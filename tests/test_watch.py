@@ -14,7 +14,7 @@ import unittest
 from typing import Any
 
 import blanket
-from blanket.exploration import ccalls, rewrite, sites, watch
+from blanket.exploration import ccalls, namespaces, rewrite, sites, watch
 from blanket.exploration.sites import Memory, Site
 from blanket.exploration.watch import Watch
 
@@ -105,6 +105,37 @@ def rewritten(function: Any) -> types.FunctionType:
                               function.__defaults__, function.__closure__)
 
 
+def counts_up(n: int) -> int:
+    while True:  # (the loop starts the body: a jump back to its start)
+        n += 1
+        if n >= 3:
+            return n
+
+
+def yields_twice() -> Any:
+    yield 1
+    yield 2
+
+
+class Prologue(unittest.TestCase):
+    def test_the_hook_runs_once_per_call_not_at_each_loop(self) -> None:
+        # (a jump back to the function's first instruction would run it
+        # again: the interpreters here compile none)
+        calls: list[None] = []
+
+        def hook() -> None:
+            calls.append(None)
+        for original in (counts_up, yields_twice):
+            with self.subTest(original.__name__):
+                calls.clear()
+                code = rewrite.prologue(original.__code__, hook)
+                self.assertIs(rewrite.prologue(original.__code__, hook), code)  # (made once)
+                function = types.FunctionType(code, globals())
+                got = function(0) if original is counts_up else list(function())
+                self.assertEqual(got, 3 if original is counts_up else [1, 2])
+                self.assertEqual(len(calls), 1)
+
+
 class Rewrite(unittest.TestCase):
     def test_each_access_reports_the_object_it_reaches(self) -> None:
         box = Box()
@@ -143,7 +174,7 @@ class Rewrite(unittest.TestCase):
 
     def test_nested_code_and_every_kind_of_function_of_a_class(self) -> None:
         box = Box()
-        functions = list(watch._functions(Box))
+        functions = list(namespaces.functions_in(Box))
         self.assertIn(Box.bump, functions)
         self.assertIn(Box.__dict__["size"].fget, functions)
         self.assertIn(Box.__dict__["static"].__func__, functions)
@@ -287,10 +318,10 @@ class Instrument(unittest.TestCase):
         module = types.ModuleType("watched")
         exec("class K:\n    def f(self):\n        return self\n"  # noqa: S102
              "def g():\n    return 1\nfrom threading import Lock\n", module.__dict__)
-        self.assertEqual(sorted(f.__name__ for f in watch._functions(module)), ["f", "g"])
-        self.assertEqual(list(watch._functions(Box().bump)), [Box.bump])
+        self.assertEqual(sorted(f.__name__ for f in namespaces.functions_in(module)), ["f", "g"])
+        self.assertEqual(list(namespaces.functions_in(Box().bump)), [Box.bump])
         partial = functools.partial(functools.partial(counted), Box())
-        self.assertEqual(list(watch._functions(partial)), [counted])
+        self.assertEqual(list(namespaces.functions_in(partial)), [counted])
 
     def test_a_target_without_python_code_is_refused(self) -> None:
         scenario = blanket.Scenario()

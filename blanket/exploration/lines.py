@@ -31,15 +31,13 @@ import sys
 import types
 from collections.abc import Iterable, Iterator
 
-from .._bytecode import Assembly, Instruction, call_template
+from .._bytecode import Assembly, constant_call
 from ..interpreters import refuse_untested
 from .sites import module_path
 
 #: The places whose probes ran since :meth:`Probes.take` last emptied it.
 HITS: set[str] = set()
 
-_CALL, _CALL_LOAD = call_template()
-_LOAD_CONST = dis.opmap["LOAD_CONST"]
 _RESUME = dis.opmap["RESUME"]
 _OPTIMIZED = inspect.CO_OPTIMIZED  # a function's code; not a class body's, nor a module's
 # Instructions the interpreter finds by their place, not by a jump: a
@@ -338,15 +336,9 @@ def _probe(code: types.CodeType, lines: frozenset[int] | None, file: str
             consts.append(functools.partial(HITS.add, f"{file}:{line}"))
         entries.append((index, calls[line]))
     for index, const in reversed(entries):
-        assembly.insert(index, _call(const, instructions[index]))
+        assembly.insert(index, constant_call(const, instructions[index]))
     new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 2)
     probed |= set(calls)
     _probed[key] = (code, new, probed)
     return new, probed
 
-
-def _call(const: int, before: Instruction) -> list[Instruction]:
-    """The call of the constant *const*, its result dropped, before *before*."""
-    call = [Instruction(i.opcode, i.arg, i.caches, before.position) for i in _CALL]
-    call[_CALL_LOAD].opcode, call[_CALL_LOAD].arg = _LOAD_CONST, const
-    return call

@@ -20,7 +20,7 @@ import sys
 import types
 from typing import Any
 
-from .._bytecode import Assembly, Instruction, call_template
+from .._bytecode import Assembly, Instruction, call_template, constant_call
 from .ccalls import CallSite, ItemSite, IterSite, MethodSite, TruthSite
 from .realprims import METHODS as PRIMITIVE_METHODS
 from .sites import ATTRIBUTE_HOOKS, AttributeSite, Site, use_target
@@ -150,6 +150,29 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
     new = assembly.code(co_consts=tuple(consts), co_stacksize=code.co_stacksize + 5)
     _rewritten[(id(code), id(scope))] = (code, new, sites)
     return new, sites
+
+
+# The code with a prologue, per code object and hook (both kept alive with
+# it, so that the ids are not reused).
+_prologued: dict[tuple[int, int], tuple[types.CodeType, object, types.CodeType]] = {}
+
+
+def prologue(code: types.CodeType, hook: object) -> types.CodeType:
+    """*code* calling *hook* (no arguments, its result dropped) once at its
+    start, past the prologue the interpreter needs first (its ``RESUME``).
+    (No jump lands there: 3.11 to 3.13 put a ``NOP`` first where a loop
+    starts a function.)"""
+    key = (id(code), id(hook))
+    cached = _prologued.get(key)
+    if cached is not None:
+        return cached[2]
+    consts = (*code.co_consts, hook)
+    assembly = Assembly.of(code)
+    start = next(n for n, i in enumerate(assembly.instructions) if i.name == "RESUME") + 1
+    assembly.insert(start, constant_call(len(consts) - 1, assembly.instructions[start]))
+    new = assembly.code(co_consts=consts, co_stacksize=code.co_stacksize + 2)
+    _prologued[key] = (code, hook, new)
+    return new
 
 
 # Where each call instruction finds its callable under the stack's top:

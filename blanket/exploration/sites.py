@@ -173,6 +173,32 @@ def method_of(kind: type, name: str) -> types.FunctionType | None:
     return found if type(found) is types.FunctionType else None
 
 
+class WrapperEntered:
+    """The hook a function wrapped by an instance of a C type blanket knows
+    nothing of (``functools.lru_cache``'s wrapper) calls as it starts (see
+    :meth:`Watch.install <blanket.exploration.watch.Watch.install>`): C code
+    called the wrapper, and whoever called that C code, a watched call site
+    (which named it, see ``_opaque``) or C code (``map``, ``sorted``'s
+    key), the calling thread's watch names it. (A call of the function
+    itself, ``f.__wrapped__()``, is named too: the hook cannot tell it from
+    the wrapper's, and a gap named in excess makes no verdict wrong.)"""
+
+    __slots__ = ("wrapper",)
+
+    def __init__(self, wrapper: object) -> None:
+        #: The instance of the C type.
+        self.wrapper = wrapper
+
+    @typing.no_type_check  # (typeguard stays off it: it runs in the wrapped function)
+    def __call__(self) -> None:
+        state = _thread_state()
+        caller = sys._getframe(2)  # (1: the wrapped function)
+        # The target of a managed thread, called by blanket's code, is
+        # named as C code by the thread's watch (blanket.exploration.unseen).
+        if state is not None and not caller.f_code.co_filename.startswith(UNWATCHED):
+            state[1].opaque(self.wrapper, caller)
+
+
 #: What :func:`call_target` does with a callee, by its exact type: each
 #: handler returns what to call instead (the callee itself, its code
 #: watched, ...). A type not listed gets one on its callee's first call:

@@ -35,27 +35,27 @@ the code was swapped, and threads blanket did not start.
 from __future__ import annotations
 
 import dis
-import functools
-import gc
 import inspect
 import os
 import sys
 import threading
 import types
 import typing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..core import unwatched
 from ..transaction import CallSpec
 from . import monitor
-from .rewrite import rewrite
+from .namespaces import functions_in, functions_of, wrapper
+from .rewrite import prologue, rewrite
 from .sites import (
     BLANKET_FOLDER,
     SETTLED,
     UNWATCHED,
     Memory,
     Site,
+    WrapperEntered,
     describe,
     module_path,
     watches,
@@ -119,7 +119,7 @@ class Watch:
         """Watch *targets*: functions, methods, classes (their functions) and
         modules (the functions and classes defined in them)."""
         for target in targets:
-            functions = list(_functions(target))
+            functions = list(functions_in(target))
             if not functions:
                 raise TypeError(
                     f"instrument takes functions, methods, classes and modules; "
@@ -128,7 +128,7 @@ class Watch:
 
     def follow(self, target: object) -> None:
         """Watch the Python functions of a thread's *target*, if it has any."""
-        self._watch(list(_functions(target)))
+        self._watch(list(functions_in(target)))
 
     def _watch(self, functions: list[types.FunctionType]) -> None:
         # blanket's own code and threading's are never watched: blanket
@@ -175,6 +175,9 @@ class Watch:
         for function in functions:
             original = function.__code__
             function.__code__, sites = rewrite(original, function.__globals__)
+            kept_in = wrapper(function)
+            if kept_in is not None:  # its calls are C code's: named at each start
+                function.__code__ = prologue(function.__code__, _entered(kept_in))
             _settle(function.__code__)
             self._installed.append((function, original))
             places = {place for _, _, place in self.parks}
@@ -212,9 +215,11 @@ class Watch:
 
     # (typeguard stays off it: its check of *callee* would ask the object.)
     @typing.no_type_check
-    def opaque(self, callee: object) -> None:
+    def opaque(self, callee: object, caller: types.FrameType | None = None) -> None:
         """Watched code in one of the scenario's threads is about to call
-        *callee*, an instance of a C type blanket knows nothing of: in an
+        *callee*, an instance of a C type blanket knows nothing of (or
+        *caller*, not watched, called it: see
+        :class:`~blanket.exploration.sites.WrapperEntered`): in an
         exploration, a gap, named once per type and place (what the C code
         does is watched by nobody: ``functools.lru_cache``'s wrapper looks
         its cache up, calls the function, stores the result, and two
@@ -222,7 +227,7 @@ class Watch:
         transitive = self.transitive
         if transitive is None:
             return
-        frame = sys._getframe(1)
+        frame = sys._getframe(1) if caller is None else caller
         while frame.f_code.co_filename.startswith(BLANKET_FOLDER):
             frame = frame.f_back
         kind = type(callee)
@@ -269,38 +274,6 @@ def _settle(code: types.CodeType) -> None:
                 _settle(const)
 
 
-def _functions(target: object) -> Iterator[types.FunctionType]:
-    """The Python functions *target* names (a ``functools.partial``'s; a
-    callable instance's ``__call__``).
-
-    Only the types of values and namespaces are read, never an attribute a
-    class or module could compute: a module's ``__getattr__`` or a lazy
-    attribute (``six.moves``) would import what it stands for."""
-    while type(target) is functools.partial:  # not a primitive's SwitchedMethod
-        target = target.func
-    if type(target) in (types.MethodType, staticmethod, classmethod):
-        target = target.__func__  # type: ignore[attr-defined]
-    if type(target) is types.FunctionType:
-        yield target
-    elif isinstance(target, type):
-        for value in vars(target).values():
-            yield from (v for v in _members(value) if type(v) is types.FunctionType)
-    elif isinstance(target, types.ModuleType):
-        name = vars(target).get("__name__")
-        for value in list(vars(target).values()):
-            if type(value) is types.FunctionType and value.__module__ == name:
-                yield value
-            elif isinstance(value, type) and vars(value).get("__module__") == name:
-                yield from _functions(value)
-    else:  # a callable instance (a Mock, a locked wrapper): its type's __call__ runs
-        # (a callable's type or a base has __call__: a C type's slot is there too)
-        for owner in type(target).__mro__:  # pragma: no branch
-            if "__call__" in vars(owner):
-                yield from (f for f in _members(vars(owner)["__call__"])
-                            if type(f) is types.FunctionType)
-                break
-
-
 class Transitive:
     """What an exploration watches besides the threads' targets and what
     ``scenario.instrument`` names: every Python function its threads run,
@@ -326,7 +299,7 @@ class Transitive:
             elif isinstance(entry, types.ModuleType):
                 modules.append(entry.__name__)
             else:
-                functions = list(_functions(entry)) if callable(entry) else []
+                functions = list(functions_in(entry)) if callable(entry) else []
                 if not functions:
                     raise TypeError(f"exclude={entry!r}: expected module names, modules "
                                     "or functions")
@@ -455,7 +428,7 @@ class Transitive:
         # A module's or a class's body (run by exec, an import, a class
         # statement) is no function's: its code cannot be swapped.
         in_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
-        functions = _functions_of(frame) if in_function else []
+        functions = functions_of(frame) if in_function else []
         if not functions:
             self.judged[id(code)] = code
             self.notes.setdefault(place, f"function {code.co_qualname} at {place} ran unwatched: "
@@ -479,59 +452,17 @@ def _resumed(frame: types.FrameType) -> bool:
     return code[frame.f_lasti] == _RESUME and code[frame.f_lasti + 1] & 3 != 0
 
 
-def _functions_of(frame: types.FrameType) -> list[types.FunctionType]:
-    """The functions whose code *frame* runs: found by the code's qualified
-    name in its module (a method, a property's getter), else among the
-    caller's variables (a callback), else among every object (the garbage
-    collector's referrers of the code: once per code object, and not on
-    3.13t, where it does not list functions)."""
-    code = frame.f_code
-    found: dict[types.FunctionType, None] = {}
-
-    def take(values: Iterable[object]) -> None:
-        for value in values:
-            if type(value) in (types.FunctionType, types.MethodType, functools.partial):
-                found.update((f, None) for f in _functions(value) if f.__code__ is code)
-
-    names = code.co_qualname.split(".")
-    if "<locals>" not in names:
-        value = frame.f_globals.get(names[0])
-        for name in names[1:]:  # the namespaces of classes, never their attributes
-            value = vars(value).get(_mangled(name, value)) if isinstance(value, type) else None
-        take([value] if len(names) == 1 else _members(value))
-    if not found and frame.f_back is not None:
-        take(list(frame.f_back.f_locals.values()))
-    if not found:
-        take(gc.get_referrers(code))
-    return list(found)
+#: The hook of each wrapper met, kept for its id (see
+#: :func:`~blanket.exploration.rewrite.prologue`).
+_ENTERED: dict[int, tuple[object, WrapperEntered]] = {}
 
 
-def _mangled(name: str, owner: type) -> str:
-    """The key of *owner*'s namespace that holds its member *name*: a
-    private name (``__touch``) is kept mangled (``_LRUCache__touch``)."""
-    if name.startswith("__") and not name.endswith("__") and owner.__name__.strip("_"):
-        return f"_{owner.__name__.lstrip('_')}{name}"
-    return name
-
-
-@typing.no_type_check  # (typeguard stays off it: it runs at every entry of a watched namespace)
-def _members(value: object) -> list[object]:
-    """What a class's namespace entry holds functions in (a property's
-    accessors, a static or class method's function, the functions a
-    descriptor of another kind keeps in its instance dict: a cached
-    property's), or *value* itself."""
-    kind = type(value)
-    if kind is property or kind is functools.cached_property:
-        return [getattr(value, name, None) for name in ("fget", "fset", "fdel", "func")]
-    if kind in (staticmethod, classmethod):
-        return [value.__func__]
-    if kind is not types.FunctionType and hasattr(kind, "__get__"):
-        try:
-            namespace = object.__getattribute__(value, "__dict__")
-        except AttributeError:  # (slots only)
-            return [value]
-        return [value, *(v for v in list(namespace.values()) if type(v) is types.FunctionType)]
-    return [value]
+def _entered(wrapper: object) -> WrapperEntered:
+    """The one hook of *wrapper* (a prologue made once per hook)."""
+    kept = _ENTERED.get(id(wrapper))  # (kept here, its id is not reused)
+    if kept is None:
+        kept = _ENTERED[id(wrapper)] = (wrapper, WrapperEntered(wrapper))
+    return kept[1]
 
 
 # What the path of an installed package's file has in it.
