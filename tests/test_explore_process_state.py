@@ -17,6 +17,7 @@ from typing import Any
 
 import blanket
 from blanket import Scenario, quiet
+from blanket.exploration import reproduce
 from blanket.exploration.processwide import Snapshot
 from blanket.exploration.run import Option, Run, run_once
 from blanket.exploration.unseen import Unseen
@@ -130,6 +131,62 @@ class Logging(unittest.TestCase):
         self.assertEqual(result.count, 40)  # of 644 orders (with 36 data races watched)
         # And logging is as it was before the search.
         self.assertEqual(logging.getLogger("blanket-tests.config").handlers, before)
+
+
+#: A logger of the module's own: its cache of levels is process-wide.
+LOGGER = logging.getLogger("blanket.tests.process_state")
+
+
+class LogsAsItEnters:
+    """A counter whose ``__enter__`` (called by C code: met unwatched by a
+    run's first pass) asks a logger whether it is enabled, which fills the
+    logger's cache under logging's lock; ``__exit__`` counts, unlocked."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __enter__(self) -> LogsAsItEnters:
+        LOGGER.isEnabledFor(logging.DEBUG)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        seen = self.count
+        self.count = seen + 1
+
+
+def counts_as_it_logs(scenario: Scenario) -> Callable[[], None]:
+    counted = LogsAsItEnters()
+
+    def work() -> None:
+        with counted:
+            pass
+
+    scenario.thread(work)
+    scenario.thread(work)
+
+    def invariant() -> None:
+        assert counted.count == 2, counted.count
+    return invariant
+
+
+class TheReplay(unittest.TestCase):
+    def test_each_run_starts_from_logging_s_state_as_the_search_s_did(self) -> None:
+        # Before: "blanket could not write a test that fails": the replay's
+        # first run (which met __enter__ unwatched) filled the logger's
+        # cache, and the next had no write of it at the schedule's step 3
+        # (peewee 3.16.1's atomic decorator, issue 2709, logs so).
+        LOGGER._cache.clear()  # type: ignore[attr-defined]
+        result = blanket.explore(counts_as_it_logs, timeout=BOUND)
+        assert result.failure is not None, result
+        self.assertIn("write dict at logging/__init__.py:", "; ".join(
+            map(str, result.failure.schedule)))
+        self.assertFalse(result.failure.source.startswith("# blanket could not"),
+                         result.failure.source)
+        LOGGER._cache.clear()  # type: ignore[attr-defined]
+        replayed = reproduce.replay(
+            counts_as_it_logs, result.failure.schedule, timeout=BOUND)
+        self.assertIsNone(replayed.diverged, replayed)
+        self.assertEqual(replayed.failure[0] if replayed.failure else None, "invariant")
 
 
 class TheSnapshot(unittest.TestCase):

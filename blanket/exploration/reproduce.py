@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import seconds
+from .processwide import Snapshot
 from .races import report as races_report
 from .result import Setup, Step
 from .run import CONSEQUENCE, Option, Run, run_once
@@ -132,10 +133,18 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     # the replay of a deadlock on it stalled, following 0 steps).
     unseen = Unseen()
     unseen.transitive = transitive = Transitive()
+    # Each run starts from logging's state before the first, as the
+    # search's runs did (see blanket.exploration.processwide): the run that
+    # met code unwatched filled a logger's cache, and the next one, with no
+    # write of it to let go, left the schedule at its first such step.
+    before = Snapshot()
     for _ in range(MAX_REPLAYS):
         rule = _Follow(wanted, expire_at)
-        run = run_once(setup, title, timeout, rule.choose, unseen,
-                       parks=parks, racy=set() if races == "fail" else None)
+        try:
+            run = run_once(setup, title, timeout, rule.choose, unseen,
+                           parks=parks, racy=set() if races == "fail" else None)
+        finally:
+            before.restore()
         if transitive.grown:
             transitive.grown = False
             continue
