@@ -118,6 +118,11 @@ FIGURES = [
            _value("two_processes_seconds"), "s", None),
     Figure("  processes=2 / 1 process (faster on two free cores)",
            _ratio("two_processes_seconds", "one_process_seconds"), "x", 0.9),
+    # Issue 32: a wall-clock budget on a search (max_seconds=).
+    Figure("explore(max_seconds=5), 3 threads x 6 locked sections: seconds to its verdict",
+           _value("budget_seconds"), "s", 6.0),
+    Figure("  seconds past the budget",
+           lambda m: float(m["budget_seconds"]) - float(m["budget_given"]), "s", 1.0),
     # Issue 30: a failure's written test run as its user runs it.
     Figure("a failure's written test tried (python -m unittest, a fresh interpreter)",
            _value("trying_seconds"), "s", 2.0),

@@ -25,6 +25,8 @@ files (empty, or another project's) is said so; with no line left to
 reach, that is a mistake in the command.
 
 ``--out`` is the folder the tests are written in, made if missing.
+``--max-seconds`` is a search's wall-clock budget (120 s unless given): it
+stops there and says so ("stopped by max_seconds=120").
 
 The exit status of ``reach`` is 0 when every line was reached, 1 when some
 were not. Every command exits with 2 for a mistake in the command: a setup
@@ -61,7 +63,7 @@ from .exploration.search import explore
 from .interpreters import refuse_untested
 from .linearizability.check import Linearizability, check_linearizable, check_operations
 from .linearizability.report import LinearizabilityFailure
-from .seconds import check_seconds
+from .seconds import BUDGET, parse_seconds
 
 
 def _named(name: str, shape: str) -> object:
@@ -118,13 +120,9 @@ def _int(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
-    """A bound in seconds (``--timeout``)."""
+    """A bound in seconds (``--timeout``, ``--max-seconds``)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
-    try:
-        return check_seconds(value, "the timeout")
+        return parse_seconds(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -214,6 +212,8 @@ def _bounds(parser: argparse.ArgumentParser, processes: bool = True) -> None:
     parser.add_argument("--out", default=".", type=_folder,
                         help="the folder to write the tests in (made if missing)")
     parser.add_argument("--max-schedules", type=_count(1), default=10_000)
+    parser.add_argument("--max-seconds", type=_seconds, default=BUDGET,
+                        help="the search's wall-clock budget: it stops there, and says so")
     parser.add_argument("--max-preemptions", type=_count(0), default=None)
     if processes:
         parser.add_argument("--processes", type=_count(1), default=1)
@@ -323,7 +323,8 @@ def _reach(reach: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     out: Path = args.out
     _make(reach, out)
     result = explore(setup, reach=targets, max_schedules=args.max_schedules,
-                     max_preemptions=args.max_preemptions, processes=args.processes)
+                     max_seconds=args.max_seconds, max_preemptions=args.max_preemptions,
+                     processes=args.processes)
     print(result)
     for place, found in result.reached.items():
         if found is None:
@@ -375,6 +376,7 @@ def _explore(args: argparse.Namespace) -> int:
     """``python -m blanket explore``, its arguments parsed and checked."""
     with _shown() as line:
         result = explore(args.setup, strategy=args.strategy, max_schedules=args.max_schedules,
+                         max_seconds=args.max_seconds,
                          max_preemptions=args.max_preemptions, seed=args.seed,
                          timeout=args.timeout, races=args.races, processes=args.processes,
                          progress=line)
@@ -392,13 +394,14 @@ def _linearizable(args: argparse.Namespace) -> int:
             args.make, args.operations, threads=args.threads,
             operations_per_thread=args.operations_per_thread, scenarios=args.scenarios,
             seed=args.seed, strategy=args.strategy, max_schedules=args.max_schedules,
-            max_preemptions=args.max_preemptions, timeout=args.timeout, progress=line)
+            max_seconds=args.max_seconds, max_preemptions=args.max_preemptions,
+            timeout=args.timeout, progress=line)
     failure = result.failure
     return _verdict(args, result, args.make, failure,
                     None if failure is None else failure.explanation, {
         "exhausted": bool(result.scenarios) and all(result.exhausted),
         "scenarios": result.scenarios, "scenarios_exhausted": sum(result.exhausted),
-        "schedules": result.schedules, "checks": result.checks})
+        "stopped": result.stopped, "schedules": result.schedules, "checks": result.checks})
 
 
 def _verdict(args: argparse.Namespace, result: Exploration | Linearizability,

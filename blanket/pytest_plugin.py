@@ -19,7 +19,8 @@ blanket imports it: pytest stays optional.
 * ``blanket_check_linearizable(make, operations, **options)``:
   :func:`blanket.check_linearizable` alike.
 * ``--blanket-seed N``, ``--blanket-budget N`` (each search's
-  ``max_schedules``), ``--blanket-shard i/n`` and ``--blanket-processes N``
+  ``max_schedules``), ``--blanket-seconds S`` (each search's
+  ``max_seconds``), ``--blanket-shard i/n`` and ``--blanket-processes N``
   (explorations only): the defaults of every search of the run; a
   ``@pytest.mark.blanket(...)`` marker's keyword arguments override them
   for a test (``timeout`` and ``threads_must_run`` also apply to the
@@ -46,7 +47,7 @@ from .exploration.search import explore as _explore
 from .linearizability.check import Linearizability
 from .linearizability.check import check_linearizable as _check_linearizable
 from .scenario import Scenario
-from .seconds import check_seconds
+from .seconds import BUDGET, check_seconds, parse_seconds
 from .testcase import clean_up
 from .threads import thread_names
 
@@ -70,6 +71,14 @@ def _count(least: int, what: str) -> Callable[[str], int]:
     return parse
 
 
+def _seconds(text: str) -> float:
+    """The seconds of ``--blanket-seconds``."""
+    try:
+        return parse_seconds(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _shard(text: str) -> tuple[int, int]:
     """The ``i/n`` of ``--blanket-shard``."""
     try:
@@ -87,6 +96,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--blanket-budget", type=_count(1, "an int of at least 1"), metavar="N",
                     help="the most schedules each search runs (max_schedules; a "
                          "linearizability check's, each scenario's); default 10000")
+    group.addoption("--blanket-seconds", type=_seconds, metavar="S",
+                    help="the wall-clock budget of each search, in seconds (max_seconds); "
+                         "default 120")
     group.addoption("--blanket-shard", type=_shard, metavar="i/n",
                     help="run only the i-th of n disjoint parts of every exploration "
                          "(the n shards together run the whole search)")
@@ -113,7 +125,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _defaults(config: pytest.Config) -> dict[str, Any]:
     """The searches' keyword arguments the command line gives."""
     given = {"seed": config.getoption("blanket_seed"),
-             "max_schedules": config.getoption("blanket_budget")}
+             "max_schedules": config.getoption("blanket_budget"),
+             "max_seconds": config.getoption("blanket_seconds")}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -131,9 +144,10 @@ def _exploring(config: pytest.Config) -> dict[str, Any]:
 def pytest_report_header(config: pytest.Config) -> str:
     """The searches' options, as the run applies them."""
     shard = config.getoption("blanket_shard") or (1, 1)
-    options = {**{"seed": 0, "max_schedules": 10_000}, **_defaults(config)}
+    options = {**{"seed": 0, "max_schedules": 10_000, "max_seconds": BUDGET},
+               **_defaults(config)}
     return (f"blanket: seed {options['seed']}, budget {options['max_schedules']} "
-            f"schedule(s) a search, shard {shard[0]}/{shard[1]}, "
+            f"schedule(s) and {options['max_seconds']:g} s a search, shard {shard[0]}/{shard[1]}, "
             f"processes {config.getoption('blanket_processes') or 1}")
 
 

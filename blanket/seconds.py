@@ -16,6 +16,25 @@ import threading
 #: The bound a wait has unless the user gives one: a scenario's ``timeout``,
 #: a test case's ``stall_timeout``, an exploration's ``timeout``.
 DEFAULT = 10.0
+#: The wall-clock budget of a search unless the user gives one
+#: (``max_seconds`` of :func:`blanket.explore` and
+#: :func:`blanket.check_linearizable`): a search nobody bounded stops within
+#: minutes, and says what it covered.
+BUDGET = 120.0
+#: The least of a budget a search is handed, in seconds, when what is left
+#: of a larger one is less (a shard's process started late, a check's last
+#: scenario): it still makes one run.
+SOONEST = 0.001
+
+
+def parse_seconds(text: str) -> float:
+    """*text*, a number of seconds on a command line, or the
+    ``ValueError`` that says what is wrong with it."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r}: expected a number of seconds") from None
+    return check_seconds(value, "it")
 
 
 def check_seconds(value: object, name: str, *, zero: bool = False) -> float:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import time
 import unittest
+import unittest.mock
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import blanket
 from blanket import Scenario
+from blanket.exploration import search
 
 from .support import quiet_thread_errors
 from .test_explore_shards import late_race
@@ -222,6 +224,96 @@ class Shards(unittest.TestCase):
         self.assertFalse(any(part.exhausted for part in parts))
         for number, part in enumerate(parts):
             self.assertEqual(part.schedules, whole.schedules[number::3])
+
+
+
+def three_threads(scenario: Scenario) -> None:
+    """Three threads, six locked sections each: 17,153,136 orders, more
+    than a search can run within any budget a test gives it."""
+    lock = scenario.Lock()
+
+    def sections() -> None:
+        for _ in range(6):
+            with lock:
+                pass
+
+    for _ in range(3):
+        scenario.thread(sections)
+
+
+class Clock:
+    """A ``time`` module whose clock moves only when told (:meth:`tick`)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def ticking(self, setup: Callable[[Scenario], Any]) -> Callable[[Scenario], Any]:
+        """*setup*, each run one second later than the last."""
+        def ticked(scenario: Scenario) -> Any:
+            self.now += 1.0
+            return setup(scenario)
+        return ticked
+
+
+class WallClock(unittest.TestCase):
+    """``max_seconds``: the search stops at the end of the run that spent
+    its budget, makes one run at least, and says what stopped it (issue 32)."""
+
+    def test_a_depth_first_search_stops_once_its_time_is_spent(self) -> None:
+        clock = Clock()
+        with unittest.mock.patch.object(search, "time", clock):
+            result = explore(clock.ticking(many_orders), max_seconds=3.5)
+        # Runs end at 1, 2, 3 and 4 s: the fourth spent the budget.
+        self.assertEqual((result.runs, result.count), (4, 4))
+        self.assertFalse(result.exhausted)
+        self.assertEqual(result.stopped, "max_seconds=3.5")
+        self.assertIn("; stopped by max_seconds=3.5 with orders left; no failure", str(result))
+
+    def test_a_sampling_search_stops_too_and_says_so(self) -> None:
+        clock = Clock()
+        for strategy in SAMPLING:
+            with self.subTest(strategy), unittest.mock.patch.object(search, "time", clock):
+                clock.now = 0.0
+                result = explore(clock.ticking(many_orders), strategy=strategy,
+                                 max_seconds=3.5)
+                # Each sample is followed by a run of the depth-first pass.
+                self.assertEqual((result.runs, len(result.schedules)), (4, 2))
+                self.assertEqual(result.stopped, "max_seconds=3.5")
+                self.assertIn("; stopped by max_seconds=3.5 with samples left; how much of "
+                              "the space they cover is not known", str(result))
+
+    def test_a_search_makes_one_run_however_little_time_it_has(self) -> None:
+        clock = Clock()
+        with unittest.mock.patch.object(search, "time", clock):
+            result = explore(clock.ticking(many_orders), max_seconds=0.001)
+        self.assertEqual((result.runs, result.count), (1, 1))
+        self.assertEqual(result.unchecked, "no invariant was returned: only an exception, "
+                                           "a deadlock or a stall could fail")
+
+    def test_a_failure_found_within_the_budget_is_the_verdict(self) -> None:
+        clock = Clock()
+        with unittest.mock.patch.object(search, "time", clock):
+            result = explore(clock.ticking(a_goes_first), max_seconds=0.5)
+        self.assertIsNotNone(result.failure)
+        self.assertEqual(result.stopped, "")
+
+    def test_the_budget_of_a_search_over_processes_is_the_whole_search_s(self) -> None:
+        result = explore(three_threads, processes=2, max_seconds=0.001,
+                         max_schedules=10**9)
+        self.assertEqual(result.stopped, "max_seconds=0.001")
+        self.assertGreaterEqual(result.runs, 2)  # each process made one run at least
+        self.assertIn("; stopped by max_seconds=0.001 with orders left", str(result))
+
+    def test_a_budget_that_is_no_number_of_seconds_is_refused(self) -> None:
+        for value, error in ((0, ValueError), (-1.0, ValueError), (float("inf"), ValueError),
+                             (float("nan"), ValueError), ("5", TypeError), (True, TypeError),
+                             (None, TypeError)):
+            with self.subTest(value=value), self.assertRaisesRegex(
+                    error, "^max_seconds is a (finite )?number of seconds"):
+                blanket.explore(two_orders, max_seconds=value)
 
 
 if __name__ == "__main__":  # pragma: no cover

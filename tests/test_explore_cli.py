@@ -105,6 +105,16 @@ class Explore(unittest.TestCase):
         status, printed, _ = command("explore", FIXED, "--max-preemptions", "0")
         self.assertIn("all it reached with at most 0 preemption(s)", printed)
 
+    def test_a_wall_clock_budget(self) -> None:
+        # (17,153,136 orders: no search runs them within a millisecond)
+        status, printed, _ = command("explore", "tests.test_explore_budget:three_threads",
+                                     "--max-seconds", "0.001", "--max-schedules", "1000000",
+                                     "--json", f"{self.out}/r.json")
+        self.assertEqual(status, 0)
+        self.assertIn("; stopped by max_seconds=0.001 with orders left; no failure", printed)
+        found = json.loads(Path(self.out, "r.json").read_text())
+        self.assertEqual((found["exhausted"], found["stopped"]), (False, "max_seconds=0.001"))
+
     def test_the_progress_line_on_a_terminal(self) -> None:
         terminal = Terminal()
         with unittest.mock.patch.object(reporting, "INTERVAL", 0.0):  # a line a run
@@ -167,7 +177,21 @@ class Linearizable(unittest.TestCase):
         self.assertTrue(printed.endswith("; linearizable\n"), printed)
         found = json.loads(Path(self.out, "r.json").read_text())
         self.assertEqual((found["ok"], found["test"], found["exhausted"], found["scenarios"],
-                          found["scenarios_exhausted"]), (True, None, True, 1, 1))
+                          found["scenarios_exhausted"], found["stopped"]),
+                         (True, None, True, 1, 1, ""))
+
+    def test_a_wall_clock_budget(self) -> None:
+        # The first scenario's exploration has 6 schedules, each run far
+        # longer than 0.1 ms (threads handing over): the time runs out in it.
+        status, printed, _ = command("linearizable", "tests.lin_structures:LockedCounter",
+                                     COUNTER, "--max-seconds", "0.0001", "--json",
+                                     f"{self.out}/r.json", "--out", self.out)
+        self.assertEqual(status, 0)
+        self.assertIn("; stopped by max_seconds=0.0001 with scenarios left; linearizable",
+                      printed)
+        found = json.loads(Path(self.out, "r.json").read_text())
+        self.assertEqual((found["exhausted"], found["scenarios"], found["stopped"]),
+                         (False, 1, "max_seconds=0.0001"))
 
 
 NOT_A_LIST = 42
@@ -224,8 +248,12 @@ class Mistakes(unittest.TestCase):
             self.assertEqual(self.mistake("explore", FIXED, option, given).replace("'", ""),
                              f"argument {option}: invalid choice: {given} (choose from "
                              f"{choices})")
+        self.assertEqual(self.mistake("explore", FIXED, "--max-seconds", "soon"),
+                         "argument --max-seconds: 'soon': expected a number of seconds")
+        self.assertRegex(self.mistake("explore", FIXED, "--max-seconds", "inf"),
+                         r"^argument --max-seconds: it is a finite number of seconds")
         self.assertRegex(self.mistake("explore", FIXED, "--timeout", "0"),
-                         r"^argument --timeout: the timeout is a finite number of seconds, "
+                         r"^argument --timeout: it is a finite number of seconds, "
                          r"more than 0 and at most threading.TIMEOUT_MAX \(\d+\), not 0.0$")
         self.assertRegex(self.mistake("explore", "tests.test_reach_cli:unsendable",
                                       "--processes", "2"),

@@ -19,6 +19,7 @@ from . import explore_bugs as bugs
 from . import lin_structures as structures
 from . import reach_cases as cases
 from .support import unchecked
+from .test_processes import timed
 
 BOUND = 5.0
 
@@ -126,7 +127,7 @@ class Processes(unittest.TestCase):
             return blanket.Exploration("dfs")
         results, answer = multiprocessing.Pipe(duplex=False)
         with results, answer:
-            processes._work(answer, explore, cases.never, 1, 2, None, {"progress": True})
+            processes._work(answer, explore, cases.never, 1, 2, None, timed({"progress": True}))
             self.assertEqual(results.recv(), (processes.PROGRESS, progress))
             self.assertEqual(results.recv()[0], processes.DONE)
 

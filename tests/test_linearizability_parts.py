@@ -11,6 +11,7 @@ import unittest
 from unittest import mock
 
 import blanket
+from blanket.exploration import search
 from blanket.exploration.reproduce import Replay
 from blanket.linearizability import check, history
 from blanket.linearizability.history import (
@@ -313,6 +314,78 @@ class Verdicts(unittest.TestCase):
         assert result.failure is not None
         self.assertIn("the replay of this schedule did not fail: step 1 could not go",
                       result.failure.explanation)
+
+
+class Clock:
+    """A ``time`` module whose clock moves only when told."""
+
+    def __init__(self, ticks: float = 0.0) -> None:
+        self.now, self.ticks = 0.0, ticks
+
+    def monotonic(self) -> float:
+        self.now += self.ticks
+        return self.now
+
+
+class Budget(unittest.TestCase):
+    """``max_seconds``: the check stops once its time is spent, and says so
+    (issue 32)."""
+
+    def test_the_check_stops_between_scenarios(self) -> None:
+        clock, given = Clock(), []
+
+        def explore(setup: object, **options: object) -> blanket.Exploration:
+            given.append(options.pop("max_seconds"))
+            result = blanket.explore(setup, **options)  # type: ignore[arg-type]
+            clock.now += 1.0  # each scenario takes a second
+            return result
+        with mock.patch.object(check, "time", clock), \
+                mock.patch.object(check, "explore", explore):
+            result = blanket.check_linearizable(
+                lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS,
+                scenarios=10, max_seconds=2.5)
+        self.assertEqual(given, [2.5, 1.5, 0.5])  # each exploration, what is left
+        self.assertEqual((result.scenarios, result.stopped), (3, "max_seconds=2.5"))
+        self.assertEqual(result.exhausted, [False] * 3)  # (the first pass is bounded)
+        self.assertTrue(result.ok)
+        self.assertIn("; stopped by max_seconds=2.5 with scenarios left; linearizable",
+                      str(result))
+
+    def test_an_exploration_cut_short_stops_the_check(self) -> None:
+        # Every look at the search's clock is a second later than the last:
+        # its first run spends the budget.
+        with mock.patch.object(search, "time", Clock(ticks=1.0)):
+            result = blanket.check_linearizable(
+                lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS,
+                scenarios=10, max_seconds=0.5)
+        self.assertEqual((result.scenarios, result.schedules), (1, 1))
+        self.assertEqual((result.exhausted, result.stopped), ([False], "max_seconds=0.5"))
+
+    def test_a_failure_found_as_time_runs_out_is_reported_unminimized(self) -> None:
+        clock = Clock()
+
+        def explore(setup: object, **options: object) -> blanket.Exploration:
+            result = blanket.explore(setup, **options)  # type: ignore[arg-type]
+            clock.now += 10.0
+            return result
+        with mock.patch.object(check, "time", clock), \
+                mock.patch.object(check, "explore", explore):
+            result = blanket.check_linearizable(
+                lin_structures.UnlockedCounter, [blanket.Operation("increment")],
+                max_seconds=5.0)
+        failure = result.failure
+        assert failure is not None
+        self.assertEqual(failure.stopped, 0)
+        self.assertIn("(minimization stopped after 0 tries: the failure may not be the "
+                      "smallest)", failure.explanation)
+
+    def test_a_budget_that_is_no_number_of_seconds_is_refused(self) -> None:
+        for value, error in ((0.0, ValueError), (float("inf"), ValueError), ("1", TypeError)):
+            with self.subTest(value=value), self.assertRaisesRegex(
+                    error, "^max_seconds is a"), unchecked():
+                blanket.check_linearizable(lin_structures.LockedCounter,
+                                           lin_structures.COUNTER_OPERATIONS,
+                                           max_seconds=value)
 
 
 class NothingLeftRunning(unittest.TestCase):

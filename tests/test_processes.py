@@ -23,6 +23,7 @@ import blanket
 from blanket.exploration import processes, tried
 from blanket.exploration.races import Race
 from blanket.exploration.reached import FileLines, Reach
+from blanket.seconds import SOONEST
 
 from . import explore_bugs as bugs
 from . import reach_cases as cases
@@ -184,15 +185,34 @@ class Merge(unittest.TestCase):
             calls.append(options)
             return self.part()
         with unittest.mock.patch.object(os, "sched_setaffinity") as pin:
-            processes._shard(explore, cases.never, 2, 3, 1, {"seed": 4})
-            processes._shard(explore, cases.never, 1, 3, None, {})
+            processes._shard(explore, cases.never, 2, 3, 1, timed({"seed": 4}))
+            processes._shard(explore, cases.never, 1, 3, None, timed({}))
         pin.assert_called_once_with(0, {1})
-        self.assertEqual(calls, [{"shard": (2, 3), "seed": 4}, {"shard": (1, 3)}])
+        self.assertEqual(calls, [{"shard": (2, 3), "seed": 4, "max_seconds": SOONEST},
+                                 {"shard": (1, 3), "max_seconds": SOONEST}])
+
+    def test_a_shard_spends_what_is_left_of_the_search_s_time(self) -> None:
+        given: list[float] = []
+
+        def explore(setup: Any, **options: Any) -> blanket.Exploration:
+            given.append(options["max_seconds"])
+            part = self.part()
+            part.stopped = f"max_seconds={options['max_seconds']:g}"
+            return part
+        left = {"max_seconds": 5.0, "deadline": time.monotonic() + 1000.0}
+        result = processes._shard(explore, cases.never, 1, 2, None, left)
+        self.assertTrue(900.0 < given[0] <= 1000.0, given)  # (the clock went on meanwhile)
+        self.assertEqual(result.stopped, "max_seconds=5")  # as the user gave it
 
     def test_without_cpus_to_name(self) -> None:
         with unittest.mock.patch.object(os, "sched_getaffinity", lambda _: set()):
             result = blanket.explore(cases.never, processes=2, timeout=BOUND)
         self.assertTrue(result.exhausted)
+
+
+def timed(options: dict[str, Any]) -> dict[str, Any]:
+    """*options* as the caller sends them to a shard, the search's time spent."""
+    return {**options, "max_seconds": 5.0, "deadline": time.monotonic()}
 
 
 class Unpicklable(Exception):
@@ -315,7 +335,7 @@ class NoneLeft(unittest.TestCase):
             raise Unpicklable
         results, answer = multiprocessing.Pipe(duplex=False)
         with results, answer:
-            processes._work(answer, explore, cases.never, 1, 2, None, {})
+            processes._work(answer, explore, cases.never, 1, 2, None, timed({}))
             kind, error, trace = results.recv()
         self.assertEqual((kind, type(error), str(error)),
                          (processes.RAISED, RuntimeError, "Unpicklable: holds a lock"))
@@ -331,13 +351,13 @@ class NoneLeft(unittest.TestCase):
         with results, answer, unittest.mock.patch.object(signal, "signal") as handle, \
                 unittest.mock.patch.object(processes, "leave_with") as leave, \
                 unittest.mock.patch.dict(os.environ):
-            processes._worker(answer, explore, cases.never, 2, 2, None, {})
+            processes._worker(answer, explore, cases.never, 2, 2, None, timed({}))
             kind, result = results.recv()
             self.assertEqual(os.environ[tried.TRYING], "1")  # the caller tries the tests
         handle.assert_called_once_with(signal.SIGINT, signal.SIG_IGN)
         leave.assert_called_once_with(multiprocessing.parent_process())
-        self.assertEqual((kind, result.strategy, calls), (processes.DONE, "dfs",
-                                                          [{"shard": (2, 2)}]))
+        self.assertEqual((kind, result.strategy, calls), (processes.DONE, "dfs", [
+            {"shard": (2, 2), "max_seconds": SOONEST}]))
 
     def test_a_process_leaves_once_its_caller_ended(self) -> None:
         processes.leave_with(None)  # the main process: no caller to watch

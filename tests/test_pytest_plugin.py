@@ -144,7 +144,7 @@ class InProcess(unittest.TestCase):
         code, shown = self.run_pytest(USER.format(locked=True))
         self.assertEqual(code, 0, shown)
         self.assertIn("3 passed", shown)
-        self.assertIn("blanket: seed 0, budget 10000 schedule(s) a search, shard 1/1, "
+        self.assertIn("blanket: seed 0, budget 10000 schedule(s) and 120 s a search, shard 1/1, "
                       "processes 1", shown)
         self.assertRegex(shown, r"blanket: 1 exploration\(s\), 1 linearizability check\(s\): "
                                 r"\d+ schedule\(s\), 2 of 2 search\(es\) covered their whole "
@@ -223,7 +223,7 @@ class InProcess(unittest.TestCase):
                                       "--blanket-shard", "2/3", "-rP")
         self.assertEqual(code, 0, shown)
         self.assertIn("5 passed", shown)
-        self.assertIn("blanket: seed 7, budget 5 schedule(s) a search, shard 2/3, "
+        self.assertIn("blanket: seed 7, budget 5 schedule(s) and 120 s a search, shard 2/3, "
                       "processes 1", shown)
         self.assertIn("explore: random: ", shown)  # -rP: the verdict
         self.assertIn("blanket: 4 exploration(s), 1 linearizability check(s): ", shown)
@@ -264,6 +264,10 @@ class InProcess(unittest.TestCase):
                                              "int of at least 1",
                  ("--blanket-budget", "0"): "0: expected an int of at least 1",
                  ("--blanket-seed", "x"): "argument --blanket-seed: 'x': expected an int",
+                 ("--blanket-seconds", "0"): "argument --blanket-seconds: it is a finite "
+                                             "number of seconds, more than 0",
+                 ("--blanket-seconds", "soon"): "argument --blanket-seconds: 'soon': "
+                                                "expected a number of seconds",
                  ("--blanket-processes", "0"): "0: expected an int of at least 1",
                  ("--blanket-shard", "1/2", "--blanket-processes", "2"):
                      "--blanket-shard 1/2 with --blanket-processes 2: the processes run "

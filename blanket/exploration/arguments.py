@@ -3,7 +3,7 @@ run: what each may be, and the error that says what is wrong with one."""
 
 from __future__ import annotations
 
-from ..seconds import check_seconds
+from ..seconds import BUDGET, check_seconds
 
 #: The strategies of :func:`blanket.explore`.
 STRATEGIES = ("dfs", "random", "pct")
@@ -51,7 +51,7 @@ def check_count(name: str, value: object, least: int, *, optional: bool = False)
 
 
 def check_arguments(setup: object, strategy: object, seed: object, timeout: object,
-                     name: object) -> None:
+                     name: object, max_seconds: object = BUDGET) -> None:
     """Refuse, at the call, the arguments of :func:`blanket.explore` that are not
     counts (those are :func:`check_count`'s)."""
     if not callable(setup):
@@ -64,6 +64,7 @@ def check_arguments(setup: object, strategy: object, seed: object, timeout: obje
     if not is_int(seed):
         raise TypeError(f"seed={seed!r}: expected an int")
     check_seconds(timeout, "explore's timeout")
+    check_seconds(max_seconds, "max_seconds")
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name={name!r}: expected a str or None")
 

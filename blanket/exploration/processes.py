@@ -38,6 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..holdback import interrupts_held_back
+from ..seconds import SOONEST
 from .reached import FileLines
 from .reporting import Progress, Report, Reporter, budget, total
 from .result import Exploration, Setup
@@ -98,6 +99,8 @@ def search(explore: Callable[..., Exploration], setup: Setup, processes: int,
                      started)
     if progress is not None:
         options = {**options, "progress": True}  # (each process sends its own)
+    # Each process spends what is left of the search's time (it starts later).
+    options = {**options, "deadline": started + options["max_seconds"]}
     try:
         for index in range(1, processes + 1):
             cpu = cpus[(index - 1) % len(cpus)] if cpus else None
@@ -279,7 +282,13 @@ def _shard(explore: Callable[..., Exploration], setup: Setup, index: int, count:
     """One shard, in its process, on *cpu* when given."""
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
-    return explore(setup, shard=(index, count), **options)
+    # The caller's clock is this process's (time.monotonic is the system's).
+    given, deadline = options["max_seconds"], options.pop("deadline")
+    left = max(SOONEST, deadline - time.monotonic())
+    result = explore(setup, shard=(index, count), **{**options, "max_seconds": left})
+    if result.stopped.startswith("max_seconds="):
+        result.stopped = f"max_seconds={given:g}"  # the budget as the user gave it
+    return result
 
 
 def merge(parts: list[Exploration]) -> Exploration:

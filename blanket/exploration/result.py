@@ -148,8 +148,9 @@ class Exploration:
     #: deadlock or a stall could fail). ``""`` otherwise.
     unchecked: str = ""
     #: The budget that ended the search while orders were left, as it was
-    #: given (``"max_schedules=10000"``); ``""`` when the search ended
-    #: otherwise (its space run, a failure found, a line reached).
+    #: given (``"max_schedules=10000"``, ``"max_seconds=120"``); ``""`` when
+    #: the search ended otherwise (its space run, a failure found, a line
+    #: reached).
     stopped: str = ""
 
     @property
@@ -181,6 +182,21 @@ class Exploration:
         races = f", {len(self.races)} data race(s)" if self.races else ""
         if self.stopped and self.strategy == "dfs":
             unseen = f"; stopped by {self.stopped} with orders left{unseen}"
+        elif self.stopped.startswith("max_seconds="):  # (a sampling search's count is its end)
+            unseen = f"; stopped by {self.stopped} with samples left{unseen}"
         return (f"{self.strategy}: {self.count} distinct schedule(s){space}{races} in "
                 f"{self.elapsed:.2f} s{unseen}; {found}"
                 f"{summary(self.reached, self.exhausted, self.max_preemptions)}")
+
+
+def unchecked(threads: bool, judged: bool, races: str) -> str:
+    """What a search's runs (its data races failing them or not, *races*)
+    could not have found, when some made threads (*threads*) and some
+    returned an invariant (*judged*): see :attr:`Exploration.unchecked`."""
+    if not threads:
+        return "the setup made no thread: nothing ran that could fail"
+    if not judged:
+        could = "an exception, a deadlock, a stall or a data race" if races == "fail" else (
+            "an exception, a deadlock or a stall")
+        return f"no invariant was returned: only {could} could fail"
+    return ""

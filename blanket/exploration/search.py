@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 
 from ..interpreters import refuse_untested
+from ..seconds import BUDGET
 from . import pct, uniform
 from .affinity import one_cpu
 from .arguments import (
@@ -75,7 +76,7 @@ from .races import report as races_report
 from .reach import Goal, goal
 from .reporting import Progress, Reporter, budget, check_progress
 from .reproduce import reproduce, summary_of
-from .result import Exploration, Failure, Setup
+from .result import Exploration, Failure, Setup, unchecked
 from .run import Chooser, Run, run_once
 from .runners import Runners
 from .sites import Site
@@ -103,8 +104,8 @@ def _failure(setup: Setup, run: Run) -> Failure:
 
 
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
-            max_preemptions: int | None = None, seed: int = 0, depth: int = 3,
-            shard: str | tuple[int, int] | None = None, split_depth: int = 4,
+            max_seconds: float = BUDGET, max_preemptions: int | None = None, seed: int = 0,
+            depth: int = 3, shard: str | tuple[int, int] | None = None, split_depth: int = 4,
             timeout: float = 10.0, name: str | None = None, races: str = "report",
             exclude: Iterable[object] = (), reach: object = None, lines: bool = False,
             processes: int = 1, guided: bool | None = None,
@@ -119,6 +120,9 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     depth-first pass of the same scenario: when it ends (nothing unseen) the
     search stops, every order run, and says so; until then its summary says
     how much of the space the samples covered is not known.
+    *max_seconds* bounds the search's wall-clock time: once it is spent,
+    the search stops at the end of the run going on (it makes one run at
+    least) and says so (:attr:`Exploration.stopped`), with what it found.
     *shard* (``"i/n"`` or ``(i, n)``) runs only the
     i-th of n disjoint parts of the search, split by the first *split_depth*
     choices of each schedule (by run number for the random strategies).
@@ -189,7 +193,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     :class:`~blanket.UnsupportedInterpreter` (:mod:`blanket.interpreters`).
     """
     refuse_untested("explore")
-    check_arguments(setup, strategy, seed, timeout, name)
+    check_arguments(setup, strategy, seed, timeout, name, max_seconds)
+    started = time.monotonic()
     check_count("max_schedules", max_schedules, 1)
     check_count("max_preemptions", max_preemptions, 0, optional=True)
     check_count("depth", depth, 1)
@@ -207,9 +212,10 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                                  "run the shards themselves")
             merged = search_processes(explore, setup, processes, {
                 "strategy": strategy, "max_schedules": max_schedules,
-                "max_preemptions": max_preemptions, "seed": seed, "depth": depth,
-                "split_depth": split_depth, "timeout": timeout, "name": name, "races": races,
-                "exclude": exclude, "reach": reach, "lines": lines, "guided": guided},
+                "max_seconds": max_seconds, "max_preemptions": max_preemptions, "seed": seed,
+                "depth": depth, "split_depth": split_depth, "timeout": timeout, "name": name,
+                "races": races, "exclude": exclude, "reach": reach, "lines": lines,
+                "guided": guided},
                 progress)
             _try_tests(merged, timeout)
             return merged
@@ -235,7 +241,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                     result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
                                      shard, split_depth, timeout, name, races, runners,
                                      transitive, aim, guided is not False, monitored,
-                                     progress, witnessed)
+                                     progress, witnessed, (started, max_seconds))
                 finally:
                     runners.close()  # nothing left running, however the search ended
                 if not runners.shared:
@@ -296,13 +302,15 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             timeout: float, name: str | None, races: str, runners: Runners,
             transitive: Transitive, aim: Goal | None = None, guided: bool = False,
             monitored: bool = False, progress: Callable[[Progress], object] | None = None,
-            witnessed: bool = False) -> Exploration:
+            witnessed: bool = False, clock: tuple[float, float] = (0.0, BUDGET)
+            ) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
     looked for, which a depth-first search is *guided* toward; the threads'
     calls are seen through ``sys.monitoring`` when *monitored*, and what
     they start by the witness's tool when *witnessed*; *progress* is told
-    how far it went."""
+    how far it went; *clock* is when the exploration started and its
+    ``max_seconds``."""
     index, count = parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
@@ -311,6 +319,8 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
     if searching.racy is not None:  # (with nothing watched, there is nothing to check)
         searching.unseen.witness = Witness(witnessed)
     searching.budget = budget(strategy, max_schedules, index, count)
+    searching.deadline = clock[0] + clock[1]
+    searching.seconds = f"max_seconds={clock[1]:g}"
     if progress is not None:
         searching.reporter = Reporter(progress)
     if guided and strategy == "dfs" and aim is not None and aim.targets:
@@ -374,6 +384,18 @@ class _Searching:
         self.reporter: Reporter | None = None
         self.budget = 0
         self.sampled: int | None = None
+        #: When the wall-clock budget is spent (``time.monotonic()``), and
+        #: how it was given.
+        self.deadline = float("inf")
+        self.seconds = ""
+
+    def out_of_time(self) -> bool:
+        """Whether the wall-clock budget is spent, a run made: the search
+        stops there, and its result says so."""
+        if self.result.runs and time.monotonic() >= self.deadline:
+            self.result.stopped = self.seconds
+            return True
+        return False
 
     @property
     def unknowable(self) -> bool:
@@ -505,25 +527,14 @@ class _Searching:
         return result
 
 
-def unchecked(threads: bool, judged: bool, races: str) -> str:
-    """What a search's runs (its data races failing them or not, *races*)
-    could not have found, when some made threads (*threads*) and some
-    returned an invariant (*judged*): see :attr:`Exploration.unchecked`."""
-    if not threads:
-        return "the setup made no thread: nothing ran that could fail"
-    if not judged:
-        could = "an exception, a deadlock, a stall or a data race" if races == "fail" else (
-            "an exception, a deadlock or a stall")
-        return f"no invariant was returned: only {could} could fail"
-    return ""
-
-
 def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int | None
                  ) -> None:
     """The ``"dfs"`` strategy, at most *max_schedules* schedules counted."""
     result = searching.result
     search = DepthFirst(max_preemptions, searching.split_depth, searching.guide)
     while len(result.schedules) < max_schedules:
+        if searching.out_of_time():
+            return
         went = searching.depth_first(search, result.schedules)
         if went in (FAILED, REACHED):
             return
@@ -556,6 +567,8 @@ def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
     for number in range(1, max_schedules + 1):
         if (number - 1) % count != index - 1:  # the run numbers are split, not the count
             continue
+        if searching.out_of_time():
+            return
         sampled += 1
         searching.sampled = sampled
         rng = random.Random(f"{seed}/{number}")

@@ -34,7 +34,7 @@ from ..exploration.result import Exploration
 from ..exploration.search import explore
 from ..exploration.tried import try_failure_test, untried
 from ..interpreters import refuse_untested
-from ..seconds import check_seconds
+from ..seconds import BUDGET, SOONEST, check_seconds
 from .model import Factory, Model
 from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
 from .scenarios import Op, Workload, WorkloadSetup, draw, watched
@@ -84,6 +84,9 @@ class Linearizability:
     elapsed: float = 0.0
     #: The bound on preemptions of the searches, or ``None``.
     max_preemptions: int | None = None
+    #: The budget that ended the check with scenarios left, as it was given
+    #: (``"max_seconds=120"``); ``""`` when the check ended otherwise.
+    stopped: str = ""
 
     @property
     def ok(self) -> bool:
@@ -100,6 +103,8 @@ class Linearizability:
             space = f", {covered} of them exhausted"
         races = f", {len(self.races)} data race(s)" if self.races else ""
         unseen = f"; not exhaustive: {'; '.join(self.unseen)}" if self.unseen else ""
+        if self.stopped:
+            unseen = f"; stopped by {self.stopped} with scenarios left{unseen}"
         found = ("linearizable" if self.failure is None else
                  f"a failure: {self.failure}")
         return (f"{self.strategy}: {self.scenarios} scenario(s){space}, {self.schedules} "
@@ -128,6 +133,24 @@ class _Options:
     targets: list[object]
     #: Who is told how far the check went, if anyone.
     told: _Told | None = None
+    #: When the check's wall-clock budget is spent (``time.monotonic()``),
+    #: and the budget as it was given.
+    deadline: float = float("inf")
+    seconds: str = ""
+
+    @property
+    def left(self) -> float:
+        """The seconds left of the check's budget (never none: an
+        exploration makes one run at least)."""
+        return max(SOONEST, self.deadline - time.monotonic())
+
+    def out_of_time(self, result: Linearizability) -> bool:
+        """Whether the check's budget is spent, a scenario explored: it
+        stops, and *result* says so."""
+        if result.scenarios and time.monotonic() >= self.deadline:
+            result.stopped = self.seconds
+            return True
+        return False
 
     def setup(self, workload: Workload) -> WorkloadSetup:
         return workload.setup(self.make, self.answers, partition=self.partition,
@@ -140,7 +163,7 @@ class _Options:
         options: dict[str, Any] = {
             "strategy": self.strategy, "max_schedules": self.max_schedules,
             "max_preemptions": self.max_preemptions, "seed": self.seed,
-            "timeout": self.timeout, **bounds}
+            "timeout": self.timeout, "max_seconds": self.left, **bounds}
         if self.told is not None:
             self.told.explorations += 1
             options["progress"] = self.told.exploring
@@ -210,6 +233,7 @@ def _check(make: object, operations: object, counts: Mapping[str, object],
         if value is not None and not callable(value):
             raise TypeError(f"{name}={value!r}: expected a callable or None")
     check_seconds(bounds["timeout"], "timeout")
+    check_seconds(bounds["max_seconds"], "max_seconds")
     lowest: dict[str, int | None] = {"max_schedules": 1, "max_preemptions": 0, "seed": None}
     for name, floor in lowest.items():
         bound = bounds[name]
@@ -229,6 +253,7 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
                        max_schedules: int = 10_000, max_preemptions: int | None = None,
                        timeout: float = 10.0, prefix: int = 0, suffix: int = 0,
                        partition: Callable[[Op], Hashable] | None = None,
+                       max_seconds: float = BUDGET,
                        progress: Callable[[Progress], object] | None = None
                        ) -> Linearizability:
     """Check that the objects *make* builds are linearizable under the
@@ -245,6 +270,11 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     keeps the real-time order, run on *model* (by default *make*).
     *partition*, when given, maps an operation to the independent part it
     acts on (a key of a map, say): each part is checked alone.
+
+    *max_seconds* bounds the check's wall-clock time: once it is spent,
+    the check stops (an exploration going on stops at the end of its run)
+    and says so (:attr:`Linearizability.stopped`); a failure found is
+    still reported, its minimization cut short.
 
     The first scenario that fails stops the check; it is minimized (within
     :data:`~blanket.linearizability.check.MINIMIZE_TRIES` explorations and
@@ -272,7 +302,7 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     counts = {"threads": threads, "operations_per_thread": operations_per_thread,
               "scenarios": scenarios, "prefix": prefix, "suffix": suffix}
     bounds = {"max_schedules": max_schedules, "max_preemptions": max_preemptions,
-              "seed": seed, "timeout": timeout}
+              "seed": seed, "timeout": timeout, "max_seconds": max_seconds}
     _check(make, operations, counts, model, partition, bounds)
     check_progress(progress)
     if strategy not in STRATEGIES:
@@ -280,7 +310,9 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     factory = Factory(make, "make")
     answers = Model(factory if model is None else Factory(model, "model"), timeout)
     options = _Options(factory, make, model, partition, strategy, max_schedules,
-                       max_preemptions, seed, timeout, answers, watched(factory, operations))
+                       max_preemptions, seed, timeout, answers, watched(factory, operations),
+                       deadline=time.monotonic() + max_seconds,
+                       seconds=f"max_seconds={max_seconds:g}")
     if progress is not None:
         options.told = _Told(progress, max_schedules)
     try:
@@ -308,13 +340,18 @@ def _checked(options: _Options, operations: Sequence[Op], threads: int, per_thre
         checks = result.checks
         result = Linearizability(strategy, max_preemptions=max_preemptions, checks=checks)
         for workload in workloads:
+            if options.out_of_time(result):
+                break
             exploration, setup = options.explore(workload, max_preemptions=bound)
             _count(result, exploration, setup)
             if exploration.failure is not None:
                 result.failure = _minimized(options, operations, workload, exploration,
                                             result)
                 break
-        if result.failure is not None:
+            if exploration.stopped.startswith("max_seconds="):  # the time ran out in it
+                result.stopped = options.seconds
+                break
+        if result.failure is not None or result.stopped:
             if bound is not None:
                 result.exhausted = [False] * result.scenarios  # bounded: not every order
             break
@@ -349,7 +386,7 @@ def _minimized(options: _Options, operations: Sequence[Op], workload: Workload,
     *result*'s checks."""
     assert found.failure is not None
     kind = found.failure.kind
-    budget = _Budget(found)
+    budget = _Budget(found, options.deadline)
     smaller = True
     tried = {workload.key(operations)}
     while smaller:
@@ -412,11 +449,11 @@ class _Budget:
     exploration gets the schedules the time left allows, at the pace of
     the last (a smaller scenario's runs are no slower)."""
 
-    def __init__(self, found: Exploration) -> None:
+    def __init__(self, found: Exploration, deadline: float) -> None:
         self.tries = 0
         #: Whether it stopped with scenarios left to try.
         self.stopped = False
-        self.deadline = time.monotonic() + MINIMIZE_SECONDS
+        self.deadline = min(time.monotonic() + MINIMIZE_SECONDS, deadline)
         self.schedules = max(MINIMIZE_SCHEDULES, 2 * found.count)
         self.pace = found.elapsed / max(1, found.count)  # seconds per schedule
 

@@ -47,6 +47,7 @@ def try_written_test(case, source, tries=TRIES):
 def main() -> None:
     case, strategy, max_schedules, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
     entry = sys.argv[5] if len(sys.argv) > 5 else "setup"
+    budget = {"max_seconds": float(sys.argv[6])} if len(sys.argv) > 6 else {}
     out = {"case": case, "strategy": strategy}
     started = time.monotonic()
     try:
@@ -55,7 +56,7 @@ def main() -> None:
         module = importlib.import_module(case)
         out["lib_file"] = getattr(module, "LIB_FILE", lambda: "")()
         result = blanket.explore(getattr(module, entry), strategy=strategy, max_schedules=max_schedules,
-                                 timeout=timeout)
+                                 timeout=timeout, **budget)
     except BaseException as error:  # a crash inside blanket (or the case): record it
         out.update(crashed=True, error=f"{type(error).__name__}: {error}",
                    traceback=traceback.format_exc()[-3000:], seconds=time.monotonic() - started)
@@ -66,7 +67,7 @@ def main() -> None:
                    message=(failure.message[-1500:] if failure else None),
                    schedule=[str(s) for s in failure.schedule][:40] if failure else None,
                    exhausted=result.exhausted, unseen=list(result.unseen), runs=result.runs,
-                   count=result.count, races=[str(r) for r in result.races][:10],
+                   count=result.count, stopped=getattr(result, "stopped", ""), races=[str(r) for r in result.races][:10],
                    seconds=time.monotonic() - started, elapsed=result.elapsed,
                    checked=getattr(failure, "checked", None) if failure else None)
         if failure is not None and os.environ.get("REALBUGS_NO_TEST") != "1":

@@ -63,6 +63,8 @@ def run_one(job, args):
     exe = os.path.join(HERE, INTERPRETERS[python], "bin", "python")
     budget = str(args.random_max if strategy != "dfs" else args.dfs_max)
     command = [exe, os.path.join(HERE, "one.py"), case, strategy, budget, str(args.timeout), variant.entry]
+    if args.max_seconds is not None:
+        command.append(str(args.max_seconds))
     started = time.monotonic()
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.run_timeout,
@@ -97,6 +99,8 @@ def outcome(row):
     """One word for the row, worst first in the table."""
     if row["crashed"]:
         return "HANG" if row["error"].startswith("HANG") else "CRASH"
+    if not row["found"] and row.get("stopped", "").startswith("max_seconds="):
+        return "BUDGET"  # neither found nor covered: the search ran out of time
     if row["buggy"]:
         if row["found"]:
             tried, failed = row.get("test_tries"), row.get("test_failed")
@@ -109,7 +113,7 @@ def outcome(row):
     return "ok-exhausted" if row["exhausted"] else "ok"
 
 
-ORDER = ["CERTIFIED", "missed", "CRASH", "HANG", "FALSE-ALARM", "TEST-PASSES", "TEST-FLAKY", "found", "ok",
+ORDER = ["CERTIFIED", "missed", "CRASH", "HANG", "BUDGET", "FALSE-ALARM", "TEST-PASSES", "TEST-FLAKY", "found", "ok",
          "ok-exhausted"]
 
 
@@ -124,6 +128,8 @@ def table(rows):
             found = exhausted = runs = test = "-"
         else:
             detail = " | ".join(u[:90] for u in r["unseen"][:2]) + (f" (+{len(r['unseen']) - 2})" if len(r["unseen"]) > 2 else "")
+            if r.get("stopped"):
+                detail = f"stopped by {r['stopped']}" + (f" | {detail}" if detail else "")
             found = r["kind"] or "no"
             exhausted = "yes" if r["exhausted"] else "no"
             runs = str(r["runs"])
@@ -145,6 +151,8 @@ def main():
     parser.add_argument("--random-max", type=int, default=200, help="max_schedules for random and pct")
     parser.add_argument("--timeout", type=float, default=10.0, help="explore's timeout= (its default)")
     parser.add_argument("--run-timeout", type=float, default=300.0, help="seconds before a run is a HANG")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="explore's max_seconds (its own default when not given)")
     parser.add_argument("-j", "--jobs", type=int, default=1)
     parser.add_argument("--json", help="write every row, with messages and schedules, to this file")
     parser.add_argument("--verdicts", action="store_true", help="also print each row's verdict string")
