@@ -6,11 +6,13 @@ and their result says it is not exhaustive."""
 
 from __future__ import annotations
 
+import gc
 import inspect
 import itertools
 import re
 import threading
 import unittest
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -201,6 +203,52 @@ def every_third(scenario: Scenario) -> None:
 
     scenario.thread(section, first)
     scenario.thread(section, first if next(RUNS) % 3 else second)
+
+
+class Made:
+    """An object a run's thread makes, known to a process-wide registry
+    that holds it weakly (as tqdm's class keeps its bars in a WeakSet)."""
+
+    registry: weakref.WeakSet[Made] = weakref.WeakSet()
+
+    def __init__(self) -> None:
+        Made.registry.add(self)
+
+
+def waiter(scenario: Scenario) -> None:
+    """A thread makes an object, then waits for an event nobody sets, with
+    a timeout: one run leaves it waiting (its timeout disregarded, that
+    run is cut short: the run where it expires covers it), given up on
+    while it holds what it made. The setup notes what an earlier run left
+    in the registry (nothing, once the garbage is collected: each run's
+    objects go with it)."""
+    gc.collect()
+    waiter.left.append(len(Made.registry))  # type: ignore[attr-defined]
+    event = scenario.Event()
+
+    def make_and_wait() -> None:
+        made = Made()
+        event.wait(timeout=5.0)
+        del made
+
+    scenario.thread(make_and_wait)
+    scenario.thread(make_and_wait)
+
+
+class EachRunsObjectsGoWithIt(unittest.TestCase):
+    """Before, the runner a managed thread ran on kept it (and its run's
+    log, the calls' arguments, a thread given up's traceback and frames)
+    until it was given another: an object a run made was still in a weak
+    registry when a later run's setup looked (tqdm 4.32.1's bars: the
+    search met other calls, "not deterministic")."""
+
+    def test_a_later_run_s_setup_finds_nothing_an_earlier_run_made(self) -> None:
+        waiter.left = []  # type: ignore[attr-defined]
+        result = blanket.explore(waiter, timeout=BOUND)
+        self.assertTrue(result.exhausted, result)
+        left = waiter.left  # type: ignore[attr-defined]
+        self.assertGreater(len(left), 2)
+        self.assertEqual(left, [0] * len(left))
 
 
 class TheRandomStrategies(unittest.TestCase):

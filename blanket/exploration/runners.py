@@ -126,14 +126,16 @@ class _Released:
     __slots__ = ("_thread",)
 
     def __init__(self, thread: threading.Thread) -> None:
-        self._thread = thread
+        self._thread: threading.Thread | None = thread
 
     def started(self) -> None:
         """Called by the runner as the managed thread starts."""
 
     def over(self) -> None:
-        """Called by the runner once the managed thread is over."""
-        self._thread._tstate_lock.release()  # type: ignore[attr-defined]
+        """Called by the runner once the managed thread is over (it keeps
+        the thread no longer)."""
+        thread, self._thread = self._thread, None
+        thread._tstate_lock.release()  # type: ignore[union-attr]
 
 
 class _Ended:  # pragma: no cover - Python 3.13 and later (make matrix runs it)
@@ -296,21 +298,29 @@ class Runners:
             runner.run = self.runs
         with threading._active_limbo_lock:  # type: ignore[attr-defined]
             threading._limbo[thread] = thread  # type: ignore[attr-defined]
-        over = _Over(thread)
-        runner.give(lambda: self._run(runner, thread, over))
+        # The runner takes the thread out of its task: a task is kept until
+        # the next, and what it kept (the thread, its run's scenario and
+        # log, a given-up thread's frames) would outlive the run, seen by
+        # the next run's setup (an object in a weak registry).
+        job = [(thread, _Over(thread))]
+        runner.give(lambda: self._run(runner, job))
         if wait:
             thread._started.wait()  # type: ignore[attr-defined]
 
-    def _run(self, runner: _Runner, thread: threading.Thread,  # pragma: no cover - see below
-             over: _Released | _Ended) -> bool:
-        """*runner*'s task: run *thread*, and say whether the runner waits
-        for another (it does if reuse is on and the thread's run is not
-        over yet: a thread given up by its run never serves another)."""
+    def _run(self, runner: _Runner,  # pragma: no cover - see below
+             job: list[tuple[threading.Thread, _Released | _Ended]]) -> bool:
+        """*runner*'s task: run the thread *job* holds (taking it out), and
+        say whether the runner waits for another (it does if reuse is on
+        and the thread's run is not over yet: a thread given up by its run
+        never serves another)."""
         # (Coverage sees this frame up to the thread's start only: the
         # start sets the trace function anew, see _serve.)
+        thread, over = job.pop()
         over.started()
         try:
             contextvars.Context().run(thread._bootstrap)  # type: ignore[attr-defined]
+            # (nor this frame: a given-up thread's traceback keeps it)
+            del thread
             return self._back(runner)
         finally:
             over.over()
