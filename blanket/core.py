@@ -33,8 +33,9 @@ from .errors import Abandoned, SchedulerError
 from .gate import label
 from .holdback import interrupts_held_back
 from .log import Log
+from .outsiders import Outsiders
 from .parking import Parker, deliver_all
-from .quiet import quiet_pools
+from .quiet import quiet_pools, quiet_threads
 from .report import format_report
 from .states import State
 from .transaction import CallSpec, Transaction
@@ -156,6 +157,9 @@ class ScenarioCore:
         self.drivers: dict[threading.Thread, Any] = {}
         #: The managed threads, in creation order.
         self.managed: dict[threading.Thread, None] = {}
+        #: The threads outside the scenario that take part in it (see
+        #: :mod:`blanket.outsiders`).
+        self.outsiders = Outsiders()
         #: Managed threads whose target has returned or raised.
         self.finished: set[threading.Thread] = set()
         #: The exception each managed thread died of.
@@ -326,7 +330,10 @@ class ScenarioCore:
             # handler's, would stay held by a thread that is gone).
             if worker_tx is not None and thread in self.abandoned:
                 if spec.name == "release":
-                    call(*args)
+                    try:
+                        call(*args)
+                    except RuntimeError:  # given back already (the teardown's)
+                        pass
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)
@@ -372,6 +379,8 @@ class ScenarioCore:
                     record = self.records[thread]
                 else:
                     record = self.records[thread] = ThreadRecord()
+                    if thread not in self.managed:  # (see blanket.outsiders)
+                        self.outsiders.add(thread)
                 try:
                     tx = worker_tx = self.open(record, thread, primitive, spec, args,
                                                park=park)
@@ -387,6 +396,8 @@ class ScenarioCore:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""
         if thread in self.abandoned:
             quiet_pools()  # a pool's worker logs what it catches
+            if thread not in self.managed:
+                quiet_threads()  # threading prints how an outsider ended
             raise Abandoned(f"thread {thread.name!r} was abandoned by the scheduler")
 
     def current(self, primitive: object, name: str) -> Transaction | None:

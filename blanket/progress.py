@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from . import sleepers
@@ -201,7 +202,12 @@ def settled(core: ScenarioCore) -> bool:
         top = chain[-1]
         if not top._parked and (top._state is not State.WAITING or wakes(core, top)):
             return False
-    return True
+    return core.outsiders.settled(core, holder(core))
+
+
+def holder(core: ScenarioCore) -> Callable[[Any], threading.Thread | None]:
+    """Who of *core* holds a real ``Lock`` (see :func:`_real_holder`)."""
+    return partial(_real_holder, core, "Lock")
 
 
 class AsleepForGood(Signaled):
@@ -238,7 +244,9 @@ def _real_holder(core: ScenarioCore, kind: str, lock: Any) -> threading.Thread |
         joined = sleepers.joining.get(id(lock))
         return joined if joined in live_threads else None
     for primitive in list(core.primitives):
-        if primitive._real is lock:
+        # (a condition holds the lock it is made over: a twin's, the real one)
+        if primitive._real is lock or (primitive._kind == "Condition" and getattr(
+                primitive._user_lock, "_real", primitive._user_lock) is lock):
             for thread, counts in holdings(core).items():
                 if counts.get(id(primitive), 0) > 0 and thread in live_threads:
                     return thread

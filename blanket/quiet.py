@@ -11,12 +11,20 @@ code's, and no error. From the first time blanket gives a thread up once
 ``concurrent.futures`` is imported, that logger drops the records of an
 ``Abandoned`` (a filter, the ``logging`` module's own way to leave records
 out), and only those.
+
+A thread outside the scenario that took part in a run (see
+:mod:`blanket.outsiders`) is given up on with it too, and ends by that
+``Abandoned``: ``threading.excepthook`` would print its traceback. From
+the first time blanket gives one up, the hook drops an ``Abandoned`` (and
+what was raised as it unwound), and only that; the hook set before gets
+every other exception.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+import threading
+from typing import TYPE_CHECKING, Any
 
 from .errors import Abandoned
 
@@ -43,3 +51,28 @@ def quiet_pools() -> None:
         import logging  # (imported already: concurrent.futures imports it)
 
         logging.getLogger(POOL_LOGGER).addFilter(not_given_up)
+
+
+#: The ``threading.excepthook`` that was set when :func:`quiet_threads` set its own.
+_previous: Any = threading.excepthook
+
+
+def quiet_threads() -> None:
+    """Have ``threading.excepthook`` drop an
+    :class:`~blanket.errors.Abandoned` (set once, over the hook then set)."""
+    global _previous  # noqa: PLW0603 - the one hook, for the process
+    if threading.excepthook is not _dropping:
+        _previous = threading.excepthook
+        threading.excepthook = _dropping
+
+
+def _dropping(args: Any) -> None:
+    """``threading.excepthook``: the one set before, but for an
+    :class:`~blanket.errors.Abandoned`, or what was raised while one
+    unwound the thread (its teardown's, as a lock given back twice)."""
+    error = args.exc_value
+    while error is not None:
+        if isinstance(error, Abandoned):
+            return
+        error = error.__context__
+    _previous(args)

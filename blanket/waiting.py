@@ -97,6 +97,9 @@ def wait_locked(core: ScenarioCore, pairs: list[tuple[object, Signaled]], timeou
                 core.watchers.append(watcher)
                 parker = watcher
             remaining = deadline - time.monotonic()
+            if remaining <= 0 and settling_only and timeout is None \
+                    and core.outsiders.give_up(core, progress.holder(core)):
+                continue  # waited for outsiders alone: no longer (blanket.outsiders)
             if remaining <= 0:
                 waited = ", ".join(repr(token) for _, token in pairs)
                 if timeout is not None:

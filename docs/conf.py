@@ -42,6 +42,8 @@ nitpick_ignore = [
     # explore's alias for "a function of a Scenario returning the invariant";
     # the functions that take one say what it is.
     ("py:class", "Setup"),
+    # blanket.outsiders' alias for "who of a scenario holds a real lock".
+    ("py:class", "Holder"),
     # The type variable of primitives.Kind (the primitive a kind makes).
     ("py:class", "P"),
     # Exploration.schedules: list[tuple[str, ...]], whose "..." Sphinx cuts.

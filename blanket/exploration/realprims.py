@@ -51,7 +51,7 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import primitives
+from .. import outsiders, primitives
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
@@ -323,9 +323,15 @@ def _restore(real: Any, state: object) -> None:
     elif kind is threading.Event:
         (real.set if state else real.clear)()
     else:  # a Condition: a waiter given up on left its lock in the list
-        kept = [waiter for waiter in real._waiters if waiter in state]  # type: ignore[operator]
-        real._waiters.clear()
-        real._waiters.extend(kept)
+        # (but a thread outside the run still asleep in it keeps its own:
+        # taken off, it would never be woken, see blanket.outsiders)
+        added = [waiter for waiter in real._waiters if waiter not in state]  # type: ignore[operator]
+        if added:
+            asleep = outsiders.waiters(real._waiters)
+            kept = [waiter for waiter in real._waiters
+                    if waiter in state or waiter in asleep]  # type: ignore[operator]
+            real._waiters.clear()
+            real._waiters.extend(kept)
 
 
 _LOCK = type(_thread.allocate_lock())

@@ -132,7 +132,7 @@ class Run:
         else:
             # (the threads the watched code makes too, as they start)
             self.core.watch_thread = unseen.watch
-            self.invariant = unseen.setup(lambda: setup(scenario))
+            self.invariant = unseen.setup(lambda: setup(scenario), self.core)
             for thread in scenario.managed:
                 unseen.watch(thread)
         if self.invariant is not None and not callable(self.invariant):
@@ -396,6 +396,12 @@ class Run:
                     f"\nthe other threads: {others}" if others else ""))
             elif remaining:
                 self.failure = ("deadlock", progress.stuck_report(core))
+                running = [thread.name for thread in core.outsiders.given_up
+                           if thread.is_alive()]
+                if running:  # what they wait for, maybe: no proof of a deadlock
+                    self.failure = ("stall", f"stuck while {', '.join(running)}, outside "
+                                    "blanket, ran on where it cannot see: "
+                                    f"{self.failure[1]}")
             # A thread that raised is the first thing that went wrong: the
             # others' waits (for a lock it held, say) followed from it.
             raised = [thread for thread in self.threads if thread in core.errors]
@@ -495,6 +501,15 @@ def _run_once(setup: Setup, name: str, timeout: float, choose: Chooser,
               parks: set[tuple[str, str, str]] | None, runners: Runners | None) -> Run:
     """:func:`run_once`, with the garbage collector off."""
     run = Run(setup, name, timeout, choose, unseen, racy, parks, runners)
+    try:
+        return _steps(run)
+    finally:
+        if unseen is not None:  # (what its outsiders did unseen, see blanket.outsiders)
+            unseen.ran_on(run.core.outsiders.given_up, timeout)
+
+
+def _steps(run: Run) -> Run:
+    """*run*'s steps, to its end."""
     run.scenario.__enter__()
     run.core.on_settled = run.carry_on  # the threads are parked: none can call it yet
     try:

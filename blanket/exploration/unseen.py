@@ -40,15 +40,18 @@ import threading
 import time
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import sleepers
 from . import monitor
 from .sites import BLANKET_FOLDER, SETTLED, opaque
 from .watch import TARGET_CALLERS, Transitive
 from .witness import Witness
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core import ScenarioCore
 
 _THREADING = threading.__file__
 
@@ -171,6 +174,10 @@ class Unseen:
         #: What sees, by a route of its own, the code the threads start
         #: (:mod:`blanket.exploration.witness`), if anything.
         self.witness: Witness | None = None
+        #: The scenario core of the run whose setup runs, if one does: the
+        #: threads it starts outside blanket are the run's outsiders
+        #: (:mod:`blanket.outsiders`).
+        self.core: ScenarioCore | None = None
 
     @property
     def notes(self) -> list[str]:
@@ -286,12 +293,35 @@ class Unseen:
             elif name == "start":
                 self._note("thread", caller,
                            f"thread {this.name!r} started outside blanket")
+                # The scheduler waits for it as it may act on the run's
+                # primitives (blanket.outsiders).
+                core = getattr(threading.current_thread(), "_blanket_core", self.core)
+                if core is not None:
+                    core.outsiders.add(this)
+
+    def ran_on(self, threads: Iterable[threading.Thread], timeout: float) -> None:
+        """Note *threads*, outsiders of a run (:mod:`blanket.outsiders`)
+        that ran on unseen: the run stopped waiting for them after
+        *timeout* seconds."""
+        for thread in threads:
+            target = getattr(thread, "_target", None)  # (a thread's name has its number)
+            key = ("outsider", getattr(target, "__qualname__", thread.name))
+            if key not in self._notes:
+                self._notes[key] = (
+                    f"thread {thread.name!r}, outside blanket, ran on unseen: it neither "
+                    "called the scenario's primitives nor slept where blanket sees it "
+                    f"within {timeout:g} s, and was not waited for after")
 
     # -- watching -------------------------------------------------------------
 
-    def setup(self, call: Callable[[], Any]) -> Any:
-        """Run *call* (a setup), noting the threads it starts."""
-        return self._watching(self._starts, call)
+    def setup(self, call: Callable[[], Any], core: ScenarioCore | None = None) -> Any:
+        """Run *call* (a setup of the scenario *core*), noting the threads
+        it starts."""
+        self.core = core
+        try:
+            return self._watching(self._starts, call)
+        finally:
+            self.core = None
 
     def watch(self, thread: threading.Thread) -> None:
         """Watch what *thread* (a managed thread not yet started) does."""
