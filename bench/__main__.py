@@ -123,6 +123,10 @@ FIGURES = [
            _value("budget_seconds"), "s", 6.0),
     Figure("  seconds past the budget",
            lambda m: float(m["budget_seconds"]) - float(m["budget_given"]), "s", 1.0),
+    Figure("explore: 3 threads asking an actor the setup starts, seconds per 100 runs",
+           lambda m: 100 * float(m["actor_seconds"]) / float(m["actor_runs"]), "s", 5.0),
+    Figure("  context: the runs of its 100 schedules",
+           _value("actor_runs"), "runs", None),
     # Issue 30: a failure's written test run as its user runs it.
     Figure("a failure's written test tried (python -m unittest, a fresh interpreter)",
            _value("trying_seconds"), "s", 2.0),

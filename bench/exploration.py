@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
+import threading
 import time
 import types
 import unittest.mock
@@ -184,6 +186,49 @@ def explored(setup: Callable[[blanket.Scenario], object], **options: Any
     return time.perf_counter() - started, result.count
 
 
+class _Actor:
+    """A thread of its own, started outside blanket, that answers each
+    request put in its inbox (as an actor library's does)."""
+
+    def __init__(self) -> None:
+        self.inbox: queue.Queue[queue.Queue[int] | None] = queue.Queue()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        answered = 0
+        while (reply := self.inbox.get()) is not None:
+            answered += 1
+            reply.put(answered)
+
+    def ask(self) -> int:
+        reply: queue.Queue[int] = queue.Queue()
+        self.inbox.put(reply)
+        return reply.get()
+
+
+_ACTORS: list[_Actor] = []
+
+
+def _askers(scenario: blanket.Scenario) -> None:
+    """Three threads ask one actor the setup starts (each run's own)."""
+    actor = _Actor()
+    _ACTORS.append(actor)
+    for _ in range(3):
+        scenario.thread(actor.ask)
+
+
+def actor_runs(schedules: int) -> tuple[float, int]:
+    """Seconds a search of *schedules* schedules of :func:`_askers` took,
+    and its runs; each actor is told to end after."""
+    started = time.perf_counter()
+    result = blanket.explore(_askers, max_schedules=schedules)
+    seconds = time.perf_counter() - started
+    for actor in _ACTORS:
+        actor.inbox.put(None)
+    _ACTORS.clear()
+    return seconds, result.runs
+
+
 def three_threads(scenario: blanket.Scenario) -> None:
     """Three threads, each taking one lock six times: 17,153,136 orders,
     far more than any budget lets a search run."""
@@ -241,6 +286,7 @@ def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
     seconds, stopped = budgeted(budget)
     assert stopped == f"max_seconds={budget:g}", stopped
     best["budget_seconds"], best["budget_given"] = seconds, budget
+    best["actor_seconds"], best["actor_runs"] = actor_runs(max(2, int(100 * scale)))
     best["reach_runs_guided"] = runs_to_reach(guided=True)
     best["reach_runs_plain"] = runs_to_reach(guided=False)
     # Rates were kept negated, so that "best" is the highest.

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 import blanket
-from blanket import Abandoned, Scenario, quiet
+from blanket import Abandoned, Scenario, quiet, sleepers
+from blanket.exploration import realprims
+from blanket.exploration.realprims import Twins
 from blanket.exploration.run import run_once
 from blanket.exploration.unseen import Unseen
 from blanket.outsiders import asleep
@@ -259,6 +261,34 @@ class Bookkeeping(unittest.TestCase):
             self.assertEqual(len(listed), 1)
             condition.notify()
         sleeper.join(BOUND)
+
+
+class TheRunsEnd(unittest.TestCase):
+    """A twinned real lock is put back as it was when first used, but not
+    taken from a thread outside the run that holds it. Before: the actor,
+    in its queue's get at the end of a run, had its queue's lock released
+    under it ("cannot wait on un-acquired lock", on 3.13t)."""
+
+    def test_a_lock_an_outsider_holds_stays_held(self) -> None:
+        scenario = Scenario()
+        twins = Twins(scenario._core, {"Lock": scenario.Lock})
+        lock = threading.Lock()
+        twins.use(lock)  # first used free
+        lock.acquire()  # by a thread outside the run, in code not watched
+        self.addCleanup(lock.release)
+        twins.restore()
+        self.assertTrue(lock.locked())
+
+    def test_a_lock_a_thread_of_the_run_took_unwatched_is_given_back(self) -> None:
+        scenario = Scenario()
+        mine = scenario.thread(int)
+        lock = threading.Lock()
+        lock.acquire()
+        self.addCleanup(sleepers.holders.pop, id(lock), None)
+        for holder, taken in ((threading.current_thread(), False), (mine, True)):
+            with self.subTest(holder=holder.name):
+                sleepers.holders[id(lock)] = (lock, holder, "x.py:1")
+                self.assertIs(realprims._taken_in(scenario._core, lock), taken)
 
 
 def frame_in(filename: str, name: str, *, back: Any = None, **local: Any) -> Any:

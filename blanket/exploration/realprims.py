@@ -51,7 +51,8 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import outsiders, primitives
+from .. import outsiders, primitives, sleepers
+from ..report import holdings
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
@@ -127,7 +128,7 @@ class Twins:
         made, self._made = self._made, {}
         for _, twin, state in made.values():
             if twin is not None and not isinstance(twin, SemLockTwin):
-                _restore(twin._real, state)  # (a SemLock's stand-in is made anew)
+                _restore(twin._real, state, self._core)  # (a SemLock's stand-in is made anew)
 
     def method(self, bound: Any) -> object:
         """What watched code calls instead of the bound method *bound* of
@@ -307,11 +308,12 @@ def _state(real: Any) -> object:
     return list(real._waiters)  # a Condition
 
 
-def _restore(real: Any, state: object) -> None:
-    """Put *state* (see :func:`_state`) back into *real*."""
+def _restore(real: Any, state: object, core: ScenarioCore) -> None:
+    """Put *state* (see :func:`_state`) back into *real*, a primitive
+    *core*'s run twinned."""
     kind = type(real)
     if kind is _LOCK:
-        if real.locked() and not state:
+        if real.locked() and not state and _taken_in(core, real):
             real.release()
     elif kind is _thread.RLock:
         if _rlock_held(real) and not state:
@@ -335,6 +337,22 @@ def _restore(real: Any, state: object) -> None:
 
 
 _LOCK = type(_thread.allocate_lock())
+
+
+def _taken_in(core: ScenarioCore, real: Any) -> bool:
+    """Whether a thread of *core*'s run holds the real ``Lock`` *real*:
+    through a twin (of it, or of a condition over it), or as the profile saw
+    (``blanket.sleepers``). A lock that names no owner, held by none of
+    them, is another's: a thread outside the run that took it in code not
+    watched (an actor's, in its queue's ``get``: see
+    :mod:`blanket.outsiders`) keeps it."""
+    over = {id(primitive) for primitive in list(core.primitives)
+            if primitive._real is real or getattr(
+                getattr(primitive, "_user_lock", None), "_real", None) is real}
+    if any(counts.get(key, 0) > 0 for counts in holdings(core).values() for key in over):
+        return True
+    known = sleepers.holders.get(id(real))
+    return known is not None and known[1] in core.managed
 
 
 def _rlock_held(real: Any) -> bool:
