@@ -168,6 +168,10 @@ class ScenarioCore:
         self.primitives: weakref.WeakSet[Any] = weakref.WeakSet()
         #: Threads the scheduler gave up on: their parks raise Abandoned.
         self.abandoned: set[threading.Thread] = set()
+        #: The releases those threads made as they unwound, by the id of the
+        #: primitive: the log has none of them, and a real lock twinned is
+        #: put back by what its run holds of it (see blanket.exploration.realprims).
+        self.unwound: dict[int, int] = {}
         self._counters: dict[str, itertools.count[int]] = {}
         #: The parkers of the waits asleep in :mod:`blanket.waiting`: every
         #: change wakes them.
@@ -334,6 +338,9 @@ class ScenarioCore:
                         call(*args)
                     except RuntimeError:  # given back already (the teardown's)
                         pass
+                    else:
+                        with self.lock:
+                            self._unwound(primitive)
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)
@@ -365,6 +372,8 @@ class ScenarioCore:
         with self.lock:
             if not self.regulated or thread in self.abandoned:
                 tx = None
+                if spec.name == "release" and thread in self.abandoned:
+                    self._unwound(primitive)
                 if self.recording:
                     tx = Transaction(self, thread, primitive, spec, args, None, None,
                                      State.COMMIT)
@@ -391,6 +400,11 @@ class ScenarioCore:
         if claimed:  # the wakes, delivered once the lock is let go
             deliver_all(claimed)
         return thread, tx, worker_tx, args
+
+    def _unwound(self, primitive: object) -> None:
+        """A thread given up on gave *primitive* back as it unwound (lock
+        held): no call logged says so (see :attr:`unwound`)."""
+        self.unwound[id(primitive)] = self.unwound.get(id(primitive), 0) + 1
 
     def check_abandoned(self, thread: threading.Thread) -> None:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 import _thread
 import sys
 import threading
+import typing
 from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any
@@ -107,6 +108,7 @@ class Outsiders:
         return running
 
 
+@typing.no_type_check  # (typeguard stays off it: the scheduler asks at every look)
 def asleep(frame: FrameType, ident: int, holder: Holder) -> bool:
     """Whether the thread *ident*, whose innermost frame is *frame*, sleeps
     until another thread acts: in ``Condition.wait`` with no timeout, its

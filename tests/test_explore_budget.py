@@ -16,7 +16,7 @@ import blanket
 from blanket import Scenario
 from blanket.exploration import search
 
-from .support import quiet_thread_errors
+from .support import quiet_thread_errors, unchecked
 from .test_explore_shards import late_race
 
 BOUND = 5.0  # every wait of these tests ends well within it
@@ -312,7 +312,7 @@ class WallClock(unittest.TestCase):
                              (float("nan"), ValueError), ("5", TypeError), (True, TypeError),
                              (None, TypeError)):
             with self.subTest(value=value), self.assertRaisesRegex(
-                    error, "^max_seconds is a (finite )?number of seconds"):
+                    error, "^max_seconds is a (finite )?number of seconds"), unchecked():
                 blanket.explore(two_orders, max_seconds=value)
 
 

@@ -341,15 +341,17 @@ _LOCK = type(_thread.allocate_lock())
 
 def _taken_in(core: ScenarioCore, real: Any) -> bool:
     """Whether a thread of *core*'s run holds the real ``Lock`` *real*:
-    through a twin (of it, or of a condition over it), or as the profile saw
-    (``blanket.sleepers``). A lock that names no owner, held by none of
+    through a twin (of it, or of a condition over it: what the log says was
+    taken, less what threads given up on gave back as they unwound), or as
+    the profile saw (``blanket.sleepers``). A lock that names no owner, held by none of
     them, is another's: a thread outside the run that took it in code not
     watched (an actor's, in its queue's ``get``: see
     :mod:`blanket.outsiders`) keeps it."""
     over = {id(primitive) for primitive in list(core.primitives)
             if primitive._real is real or getattr(
                 getattr(primitive, "_user_lock", None), "_real", None) is real}
-    if any(counts.get(key, 0) > 0 for counts in holdings(core).values() for key in over):
+    held = sum(counts.get(key, 0) for counts in holdings(core).values() for key in over)
+    if held > sum(core.unwound.get(key, 0) for key in over):
         return True
     known = sleepers.holders.get(id(real))
     return known is not None and known[1] in core.managed
