@@ -35,9 +35,10 @@ demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 	$(BIN)/python examples/explore_bugs.py
 
-# Build the HTML documentation; any Sphinx warning is an error.
+# Build the HTML documentation from scratch (-E: a warning in a page left
+# unchanged since the last build is not lost); any Sphinx warning is an error.
 docs: $(STAMP)
-	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+	$(BIN)/python -m sphinx -E -W --keep-going -b html docs docs/_build/html
 
 # Style, import order and strict typing checks.
 lint: $(STAMP)

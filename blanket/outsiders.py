@@ -30,9 +30,9 @@ from __future__ import annotations
 import _thread
 import sys
 import threading
+import types
 import typing
 from collections.abc import Callable
-from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any
 
 from . import sleepers
@@ -45,7 +45,7 @@ Holder = Callable[[Any], "threading.Thread | None"]
 
 # Where a thread sleeps until another wakes it, in threading's own code:
 # (a lock's own acquire is C code, called from these frames).
-_CONDITION_WAIT: CodeType = threading.Condition.wait.__code__
+_CONDITION_WAIT: types.CodeType = threading.Condition.wait.__code__
 _SLEEPS = frozenset({_CONDITION_WAIT, threading.Condition.__enter__.__code__,
                      threading.Condition._acquire_restore.__code__})  # type: ignore[attr-defined]
 
@@ -90,7 +90,7 @@ class Outsiders:
                  ) -> list[threading.Thread]:
         """The outsiders that may still move by themselves: the first one
         found, or *every* one."""
-        frames: dict[int, FrameType] | None = None
+        frames: dict[int, types.FrameType] | None = None
         running: list[threading.Thread] = []
         for thread in list(self.threads):
             if thread in self.given_up or core.chain(thread) or not thread.is_alive():
@@ -109,7 +109,7 @@ class Outsiders:
 
 
 @typing.no_type_check  # (typeguard stays off it: the scheduler asks at every look)
-def asleep(frame: FrameType, ident: int, holder: Holder) -> bool:
+def asleep(frame: types.FrameType, ident: int, holder: Holder) -> bool:
     """Whether the thread *ident*, whose innermost frame is *frame*, sleeps
     until another thread acts: in ``Condition.wait`` with no timeout, its
     waiter still on the condition's list (a ``notify`` takes it off before
