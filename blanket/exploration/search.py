@@ -366,7 +366,7 @@ class _Searching:
         if aim is not None:
             aim.start(self.result)
         self.started = time.monotonic()
-        self.loose: Run | None = None  # a failure its schedule does not make
+        self.loose: Failure | None = None  # a failure its schedule does not make
         self.late: list[str] = []  # sites of races met after the split, in this shard only
         #: Why the search could not tell the whole space, besides what was unseen.
         self.doubts: list[str] = []
@@ -478,14 +478,13 @@ class _Searching:
                 result.failure = _failure(self.setup, run)
                 return FAILED
             # The threads ran free through accesses that were no steps yet (on
-            # a free-threaded build, in parallel): the schedule does not make
-            # this failure, so no test could replay it. Search on with them as
-            # steps; report it only if that search finds nothing. A run that
-            # ran code it did not watch (a thread it started stayed outside
-            # the scenario: a stall) is no evidence: the search that watches
-            # that code finds what it shows, if it is there.
-            if not unwatched:
-                self.loose = self.loose or run
+            # a free-threaded build, in parallel): no test could replay this
+            # failure. Search on with them as steps; report it only if that
+            # search finds nothing. A run that ran code it did not watch (a
+            # thread it started stayed outside: a stall) is no evidence. (The
+            # run is not kept: what it made would be seen by later setups.)
+            if not unwatched and self.loose is None:
+                self.loose = _failure(self.setup, run)
         if reached:  # every line looked for ran
             return REACHED
         # New scheduling points: the space searched so far is not the
@@ -505,8 +504,8 @@ class _Searching:
     def finish(self) -> Exploration:
         """The result, the search over."""
         result = self.result
-        if result.failure is None and self.loose is not None:
-            result.failure = _failure(self.setup, self.loose)
+        if result.failure is None:
+            result.failure = self.loose
         witness = self.unseen.witness
         # What the threads ran that the watch neither watched nor named, as
         # the witness saw it, makes the space not the program's too.
