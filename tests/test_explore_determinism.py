@@ -252,6 +252,46 @@ class EachRunsObjectsGoWithIt(unittest.TestCase):
         self.assertEqual(left, [0] * len(left))
 
 
+class Shown(Made):
+    """A registered object with a property: its getter is entered from C
+    code, so the first run meets it running unwatched."""
+
+    @property
+    def size(self) -> int:
+        return 1
+
+
+def reader(scenario: Scenario) -> None:
+    """Two threads each make a registered object and read its property. The
+    setup notes what an earlier run left in the registry."""
+    gc.collect()
+    reader.left.append(len(Made.registry))  # type: ignore[attr-defined]
+    sizes = []
+
+    def make_and_read() -> None:
+        sizes.append(Shown().size)
+
+    scenario.thread(make_and_read)
+    scenario.thread(make_and_read)
+
+
+class TheFirstRunsWatchGoesWithIt(unittest.TestCase):
+    """Before, the exploration kept the watch of the run where it first met
+    a function running unwatched (here the property's getter), and with it
+    what that run's threads recorded: the objects they accessed. Each later
+    run's setup found the first run's objects in a weak registry (rich's
+    consoles: their thread-local objects, alive at the end, made the whole
+    search run again)."""
+
+    def test_a_later_run_s_setup_finds_nothing_it_made(self) -> None:
+        reader.left = []  # type: ignore[attr-defined]
+        result = blanket.explore(reader, timeout=BOUND)
+        self.assertTrue(result.exhausted, result)
+        left = reader.left  # type: ignore[attr-defined]
+        self.assertGreater(len(left), 2)
+        self.assertEqual(left, [0] * len(left))
+
+
 class Box:
     """What two threads of :func:`raiser` update without a lock."""
 

@@ -5,6 +5,7 @@ that nothing is left running after the exploration, however it ends."""
 from __future__ import annotations
 
 import contextvars
+import gc
 import importlib
 import sys
 import threading
@@ -195,6 +196,22 @@ class ThreadsOfLaterRuns(unittest.TestCase):
         self.assertEqual(result.count, 6)
         self.assertEqual([runners.reused for runners in self.used], [True, False])
 
+
+    def test_a_run_s_thread_local_object_in_garbage_does_not(self) -> None:
+        # Each run makes an object holding a thread-local one, in a cycle
+        # (a console pointing back at its display): garbage once the run is
+        # over, but not collected. No run can reach another's: the search
+        # is made once. (The collector is off: it runs when blanket asks.)
+        def setup(scenario: blanket.Scenario) -> None:
+            held: dict[str, object] = {"local": threading.local()}
+            held["self"] = held
+            _two_sections(lambda: None)(scenario)
+
+        gc.disable()
+        self.addCleanup(gc.enable)
+        result = blanket.explore(setup, races="off")
+        self.assertEqual(result.count, 6)
+        self.assertEqual([runners.reused for runners in self.used], [True])
 
 class Recorded(Runners):
     """Runners that keep what closing them returned."""

@@ -79,6 +79,10 @@ class Locals:
         return False
 
     def made_since(self) -> bool:
-        """Whether a ``threading.local`` object made since the start is alive."""
+        """Whether a ``threading.local`` object made since the start is alive
+        (garbage aside: a run's objects in reference cycles, a library's
+        console that points back at its display, are gone with the run,
+        though no collection has run yet)."""
+        gc.collect()
         known = [ref() for ref, _ in self._known]
         return any(all(local is not old for old in known) for local in _locals())

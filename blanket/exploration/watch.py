@@ -168,6 +168,7 @@ class Watch:
         if self.transitive is not None:  # what earlier runs met running unwatched
             self.functions.update(self.transitive.found)
             self.transitive.entered = self
+            self.transitive.entries += 1
         watches[self.core] = self
         self._install(list(self.functions))
 
@@ -315,11 +316,15 @@ class Transitive:
         self.notes: dict[str, str] = {}
         #: The code objects not to watch, by id (each kept alive).
         self.judged: dict[int, types.CodeType] = {}
-        #: The watch of the run going on (set while its scenario is entered).
+        #: The watch of the run going on (set while its scenario is entered),
+        #: and how many runs were entered.
         self.entered: Watch | None = None
+        self.entries = 0
         self._met: dict[int, types.CodeType] = {}
-        # The watch of the run each code was first met in.
-        self._met_in: dict[int, Watch | None] = {}
+        # The run each code was first met in, by its number among the
+        # entries (not its watch: the watch's records would keep what that
+        # run made alive, seen by later runs' setups).
+        self._met_in: dict[int, int | None] = {}
         self._sources: set[tuple[str, str, int, bytes]] = set()
         self._theirs: dict[int, types.CodeType] = {}
 
@@ -412,7 +417,8 @@ class Transitive:
         # Met before: this is another function of that code (a closure made
         # anew in every run), or that code made anew (compiled in every run);
         # watching it from the next run on would restart the search forever.
-        if id(code) in self._met and self._met_in[id(code)] is self.entered \
+        entry = None if self.entered is None else self.entries
+        if id(code) in self._met and self._met_in[id(code)] == entry \
                 and _resumed(frame):
             return  # a generator this run started unwatched: watched from the next run
         source = (code.co_filename, code.co_qualname, code.co_firstlineno, code.co_code)
@@ -423,7 +429,7 @@ class Transitive:
                                   "watched (scenario.instrument it in the setup)")
             return
         self._met[id(code)] = code
-        self._met_in[id(code)] = self.entered
+        self._met_in[id(code)] = entry
         self._sources.add(source)
         # A module's or a class's body (run by exec, an import, a class
         # statement) is no function's: its code cannot be swapped.
