@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import _collections
 import collections
+import datetime
+import re
 import threading
 import types
 import unittest
@@ -54,6 +56,28 @@ class Found(test_races.SixBugs):
                       [str(race) for race in result.races])
 
 
+    def test_calls_on_a_shared_datetime_and_pattern_are_no_race(self) -> None:
+        # Before: each call on a datetime (a C type blanket did not know) was
+        # a write of it, so two threads computing from one date raced
+        # (dateutil's tzical: every run's search space grew by the steps).
+        when = datetime.datetime(2003, 7, 1, 12, 0)
+        pattern = re.compile("[0-9]+")
+
+        def setup(scenario: blanket.Scenario) -> None:
+            got: list[object] = []
+
+            def compute() -> None:
+                local = when.replace(tzinfo=None) + datetime.timedelta(hours=1)
+                found = pattern.match("2003")
+                got.append((local.hour, found and found.group()))
+
+            scenario.thread(compute)
+            scenario.thread(compute)
+
+        result = blanket.explore(setup)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual([str(race) for race in result.races if "list" not in str(race)], [])
+
 class Text(str):
     """A subclass of an immutable type: its C methods are never accesses."""
 
@@ -86,6 +110,8 @@ class Table(unittest.TestCase):
         self.assertIs(kind(collections.defaultdict, "__getitem__"), True)  # makes missing items
         self.assertIs(kind(dict, "__getitem__"), False)
         self.assertIsNone(kind(Text, "upper"))  # str's: immutable
+        self.assertIsNone(kind(datetime.datetime, "replace"))  # makes another
+        self.assertIsNone(kind(type(re.compile("a")), "match"))
         self.assertIsNone(kind(Plain, "__repr__"))  # object's: reads no state
         self.assertIs(kind(Plain, "__setattr__"), True)
         self.assertIsNone(kind(Plain, "missing"))

@@ -28,10 +28,12 @@ import _abc  # type: ignore[import-not-found]
 import array
 import bisect
 import collections
+import datetime
 import functools
 import heapq
 import operator
 import queue
+import re
 import types
 import typing
 from collections.abc import Iterator
@@ -48,7 +50,11 @@ IMMUTABLE: frozenset[type] = frozenset({
     str, bytes, int, float, complex, bool, tuple, frozenset, type(None), range, slice,
     type(...), type(NotImplemented), types.ModuleType, types.FunctionType,
     types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType, types.CodeType,
-    *_C_METHODS, property, staticmethod, classmethod})
+    *_C_METHODS, property, staticmethod, classmethod,
+    # C types of the standard library whose objects never change either (a
+    # datetime's replace() makes another; a compiled pattern's match() too).
+    datetime.date, datetime.time, datetime.datetime, datetime.timedelta, datetime.timezone,
+    re.Pattern, re.Match})
 # The values that have no attributes to set: getattr and setattr on a
 # module, a class or a function reach attributes that threads may share.
 _VALUES: frozenset[type] = frozenset({
