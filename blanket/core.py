@@ -372,7 +372,7 @@ class ScenarioCore:
         with self.lock:
             if not self.regulated or thread in self.abandoned:
                 tx = None
-                if spec.name == "release" and thread in self.abandoned:
+                if thread in self.abandoned and spec.name == "release":
                     self._unwound(primitive)
                 if self.recording:
                     tx = Transaction(self, thread, primitive, spec, args, None, None,

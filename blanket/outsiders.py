@@ -74,8 +74,6 @@ class Outsiders:
         scenario holds a real lock), or was given up on. If not, *core* is
         told to look again soon (nothing tells it when an outsider falls
         asleep)."""
-        if not self.threads:
-            return True
         return not self._running(core, holder)
 
     def give_up(self, core: ScenarioCore, holder: Holder) -> bool:

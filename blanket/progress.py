@@ -202,7 +202,8 @@ def settled(core: ScenarioCore) -> bool:
         top = chain[-1]
         if not top._parked and (top._state is not State.WAITING or wakes(core, top)):
             return False
-    return core.outsiders.settled(core, holder(core))
+    # (the holder made only when there are outsiders: asked at every look)
+    return not core.outsiders.threads or core.outsiders.settled(core, holder(core))
 
 
 def holder(core: ScenarioCore) -> Callable[[Any], threading.Thread | None]:
@@ -235,6 +236,15 @@ class Settled(Signaled):
         return "every live thread parked or asleep for good"
 
 
+def over_real(core: ScenarioCore, real: Any) -> list[Any]:
+    """The primitives of *core* through which a thread holds the real lock
+    *real*: its twins, and the conditions made over it (over a twin of it,
+    or over the real lock itself)."""
+    return [primitive for primitive in list(core.primitives)
+            if primitive._real is real or (primitive._kind == "Condition" and getattr(
+                primitive._user_lock, "_real", primitive._user_lock) is real)]
+
+
 def _real_holder(core: ScenarioCore, kind: str, lock: Any) -> threading.Thread | None:
     """The thread of *core* holding the real lock *lock* (of *kind*), if known:
     by a twin's calls (blanket.exploration.realprims), an RLock's owner, or
@@ -243,13 +253,10 @@ def _real_holder(core: ScenarioCore, kind: str, lock: Any) -> threading.Thread |
     if kind == "Thread":  # a real join: the thread joined, till it ends
         joined = sleepers.joining.get(id(lock))
         return joined if joined in live_threads else None
-    for primitive in list(core.primitives):
-        # (a condition holds the lock it is made over: a twin's, the real one)
-        if primitive._real is lock or (primitive._kind == "Condition" and getattr(
-                primitive._user_lock, "_real", primitive._user_lock) is lock):
-            for thread, counts in holdings(core).items():
-                if counts.get(id(primitive), 0) > 0 and thread in live_threads:
-                    return thread
+    for primitive in over_real(core, lock):
+        for thread, counts in holdings(core).items():
+            if counts.get(id(primitive), 0) > 0 and thread in live_threads:
+                return thread
     if kind == "RLock":
         ident = sleepers.owner(lock)
         return next((t for t in live_threads if t.ident == ident), None)

@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import outsiders, primitives, sleepers
+from ..progress import over_real
 from ..report import holdings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -347,9 +348,7 @@ def _taken_in(core: ScenarioCore, real: Any) -> bool:
     them, is another's: a thread outside the run that took it in code not
     watched (an actor's, in its queue's ``get``: see
     :mod:`blanket.outsiders`) keeps it."""
-    over = {id(primitive) for primitive in list(core.primitives)
-            if primitive._real is real or getattr(
-                getattr(primitive, "_user_lock", None), "_real", None) is real}
+    over = {id(primitive) for primitive in over_real(core, real)}
     held = sum(counts.get(key, 0) for counts in holdings(core).values() for key in over)
     if held > sum(core.unwound.get(key, 0) for key in over):
         return True
