@@ -1,6 +1,7 @@
 """The one check of every bound in seconds a user gives blanket: a
 scenario's ``timeout``, ``scenario.wait(timeout=...)``, a test case's
-``stall_timeout`` and exploration's ``timeout``.
+``stall_timeout`` and exploration's ``timeout``; and the one clock of a
+search's wall-clock budget (:class:`Deadline`).
 
 A bound must be finite: blanket promises that a test never hangs, so there is
 no "wait for ever" (infinity is refused, as is a NaN, which compares false
@@ -12,6 +13,7 @@ a larger one would fail only later, with an ``OverflowError``, inside a wait.
 from __future__ import annotations
 
 import threading
+import time
 
 #: The bound a wait has unless the user gives one: a scenario's ``timeout``,
 #: a test case's ``stall_timeout``, an exploration's ``timeout``.
@@ -52,3 +54,37 @@ def check_seconds(value: object, name: str, *, zero: bool = False) -> float:
                          f"threading.TIMEOUT_MAX ({threading.TIMEOUT_MAX:.0f}), "
                          f"not {value!r}")
     return float(value)
+
+
+class Deadline:
+    """When a search's wall-clock budget (``max_seconds``) is spent, on the
+    system's monotonic clock: the same in every process of a search over
+    processes. An exploration, a linearizability check and each process of
+    a search ask it between runs; whatever asks makes one run at least."""
+
+    __slots__ = ("at", "given")
+
+    def __init__(self, given: float, at: float | None = None) -> None:
+        #: The budget as the user gave it, in seconds.
+        self.given = given
+        #: When it is spent (``time.monotonic()``): *given* seconds from now
+        #: unless *at* says when (the caller's, in a search's process).
+        self.at = time.monotonic() + given if at is None else at
+
+    @property
+    def label(self) -> str:
+        """How a result names it once spent: ``max_seconds=N``."""
+        return f"max_seconds={self.given:g}"
+
+    def left(self) -> float:
+        """The seconds left, :data:`SOONEST` at least (what is handed that
+        makes one run)."""
+        return max(SOONEST, self.at - time.monotonic())
+
+    def within(self, seconds: float) -> Deadline:
+        """This budget, or *seconds* from now if that ends first."""
+        return Deadline(self.given, min(self.at, time.monotonic() + seconds))
+
+    def spent(self) -> bool:
+        """Whether the budget is spent."""
+        return time.monotonic() >= self.at

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import blanket
-from blanket import Scenario
-from blanket.exploration import search
+from blanket import Scenario, seconds
 
 from .support import quiet_thread_errors, unchecked
 from .test_explore_shards import late_race
@@ -264,7 +263,7 @@ class WallClock(unittest.TestCase):
 
     def test_a_depth_first_search_stops_once_its_time_is_spent(self) -> None:
         clock = Clock()
-        with unittest.mock.patch.object(search, "time", clock):
+        with unittest.mock.patch.object(seconds, "time", clock):
             result = explore(clock.ticking(many_orders), max_seconds=3.5)
         # Runs end at 1, 2, 3 and 4 s: the fourth spent the budget.
         self.assertEqual((result.runs, result.count), (4, 4))
@@ -275,7 +274,7 @@ class WallClock(unittest.TestCase):
     def test_a_sampling_search_stops_too_and_says_so(self) -> None:
         clock = Clock()
         for strategy in SAMPLING:
-            with self.subTest(strategy), unittest.mock.patch.object(search, "time", clock):
+            with self.subTest(strategy), unittest.mock.patch.object(seconds, "time", clock):
                 clock.now = 0.0
                 result = explore(clock.ticking(many_orders), strategy=strategy,
                                  max_seconds=3.5)
@@ -287,7 +286,7 @@ class WallClock(unittest.TestCase):
 
     def test_a_search_makes_one_run_however_little_time_it_has(self) -> None:
         clock = Clock()
-        with unittest.mock.patch.object(search, "time", clock):
+        with unittest.mock.patch.object(seconds, "time", clock):
             result = explore(clock.ticking(many_orders), max_seconds=0.001)
         self.assertEqual((result.runs, result.count), (1, 1))
         self.assertEqual(result.unchecked, "no invariant was returned: only an exception, "
@@ -295,7 +294,7 @@ class WallClock(unittest.TestCase):
 
     def test_a_failure_found_within_the_budget_is_the_verdict(self) -> None:
         clock = Clock()
-        with unittest.mock.patch.object(search, "time", clock):
+        with unittest.mock.patch.object(seconds, "time", clock):
             result = explore(clock.ticking(a_goes_first), max_seconds=0.5)
         self.assertIsNotNone(result.failure)
         self.assertEqual(result.stopped, "")

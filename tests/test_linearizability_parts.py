@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 import blanket
-from blanket.exploration import search
+from blanket import seconds
 from blanket.exploration.reproduce import Replay
 from blanket.linearizability import check, history
 from blanket.linearizability.history import (
@@ -339,7 +339,7 @@ class Budget(unittest.TestCase):
             result = blanket.explore(setup, **options)  # type: ignore[arg-type]
             clock.now += 1.0  # each scenario takes a second
             return result
-        with mock.patch.object(check, "time", clock), \
+        with mock.patch.object(seconds, "time", clock), \
                 mock.patch.object(check, "explore", explore):
             result = blanket.check_linearizable(
                 lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS,
@@ -354,7 +354,7 @@ class Budget(unittest.TestCase):
     def test_an_exploration_cut_short_stops_the_check(self) -> None:
         # Every look at the search's clock is a second later than the last:
         # its first run spends the budget.
-        with mock.patch.object(search, "time", Clock(ticks=1.0)):
+        with mock.patch.object(seconds, "time", Clock(ticks=1.0)):
             result = blanket.check_linearizable(
                 lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS,
                 scenarios=10, max_seconds=0.5)
@@ -368,7 +368,7 @@ class Budget(unittest.TestCase):
             result = blanket.explore(setup, **options)  # type: ignore[arg-type]
             clock.now += 10.0
             return result
-        with mock.patch.object(check, "time", clock), \
+        with mock.patch.object(seconds, "time", clock), \
                 mock.patch.object(check, "explore", explore):
             result = blanket.check_linearizable(
                 lin_structures.UnlockedCounter, [blanket.Operation("increment")],

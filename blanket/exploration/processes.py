@@ -38,7 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..holdback import interrupts_held_back
-from ..seconds import SOONEST
+from ..seconds import Deadline
 from .reached import FileLines
 from .reporting import Progress, Report, Reporter, budget, total
 from .result import Exploration, Setup
@@ -283,11 +283,10 @@ def _shard(explore: Callable[..., Exploration], setup: Setup, index: int, count:
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
     # The caller's clock is this process's (time.monotonic is the system's).
-    given, deadline = options["max_seconds"], options.pop("deadline")
-    left = max(SOONEST, deadline - time.monotonic())
-    result = explore(setup, shard=(index, count), **{**options, "max_seconds": left})
+    deadline = Deadline(options["max_seconds"], options.pop("deadline"))
+    result = explore(setup, shard=(index, count), **{**options, "max_seconds": deadline.left()})
     if result.stopped.startswith("max_seconds="):
-        result.stopped = f"max_seconds={given:g}"  # the budget as the user gave it
+        result.stopped = deadline.label  # the budget as the user gave it
     return result
 
 

@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 
 from ..interpreters import refuse_untested
-from ..seconds import BUDGET
+from ..seconds import BUDGET, Deadline
 from . import pct, uniform
 from .affinity import one_cpu
 from .arguments import (
@@ -194,7 +194,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
     """
     refuse_untested("explore")
     check_arguments(setup, strategy, seed, timeout, name, max_seconds)
-    started = time.monotonic()
+    deadline = Deadline(max_seconds)
     check_count("max_schedules", max_schedules, 1)
     check_count("max_preemptions", max_preemptions, 0, optional=True)
     check_count("depth", depth, 1)
@@ -241,7 +241,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                     result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
                                      shard, split_depth, timeout, name, races, runners,
                                      transitive, aim, guided is not False, monitored,
-                                     progress, witnessed, (started, max_seconds))
+                                     progress, witnessed, deadline)
                 finally:
                     runners.close()  # nothing left running, however the search ended
                 if not runners.shared:
@@ -302,15 +302,14 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
             timeout: float, name: str | None, races: str, runners: Runners,
             transitive: Transitive, aim: Goal | None = None, guided: bool = False,
             monitored: bool = False, progress: Callable[[Progress], object] | None = None,
-            witnessed: bool = False, clock: tuple[float, float] = (0.0, BUDGET)
-            ) -> Exploration:
+            witnessed: bool = False, deadline: Deadline | None = None) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
     looked for, which a depth-first search is *guided* toward; the threads'
     calls are seen through ``sys.monitoring`` when *monitored*, and what
     they start by the witness's tool when *witnessed*; *progress* is told
-    how far it went; *clock* is when the exploration started and its
-    ``max_seconds``."""
+    how far it went; *deadline* bounds its wall-clock time (by default
+    :data:`~blanket.seconds.BUDGET` from now)."""
     index, count = parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
@@ -319,8 +318,8 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
     if searching.racy is not None:  # (with nothing watched, there is nothing to check)
         searching.unseen.witness = Witness(witnessed)
     searching.budget = budget(strategy, max_schedules, index, count)
-    searching.deadline = clock[0] + clock[1]
-    searching.seconds = f"max_seconds={clock[1]:g}"
+    if deadline is not None:
+        searching.deadline = deadline
     if progress is not None:
         searching.reporter = Reporter(progress)
     if guided and strategy == "dfs" and aim is not None and aim.targets:
@@ -384,16 +383,14 @@ class _Searching:
         self.reporter: Reporter | None = None
         self.budget = 0
         self.sampled: int | None = None
-        #: When the wall-clock budget is spent (``time.monotonic()``), and
-        #: how it was given.
-        self.deadline = float("inf")
-        self.seconds = ""
+        #: When the wall-clock budget is spent.
+        self.deadline = Deadline(BUDGET)
 
     def out_of_time(self) -> bool:
         """Whether the wall-clock budget is spent, a run made: the search
         stops there, and its result says so."""
-        if self.result.runs and time.monotonic() >= self.deadline:
-            self.result.stopped = self.seconds
+        if self.result.runs and self.deadline.spent():
+            self.result.stopped = self.deadline.label
             return True
         return False
 

@@ -34,7 +34,7 @@ from ..exploration.result import Exploration
 from ..exploration.search import explore
 from ..exploration.tried import try_failure_test, untried
 from ..interpreters import refuse_untested
-from ..seconds import BUDGET, SOONEST, check_seconds
+from ..seconds import BUDGET, Deadline, check_seconds
 from .model import Factory, Model
 from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
 from .scenarios import Op, Workload, WorkloadSetup, draw, watched
@@ -133,22 +133,14 @@ class _Options:
     targets: list[object]
     #: Who is told how far the check went, if anyone.
     told: _Told | None = None
-    #: When the check's wall-clock budget is spent (``time.monotonic()``),
-    #: and the budget as it was given.
-    deadline: float = float("inf")
-    seconds: str = ""
-
-    @property
-    def left(self) -> float:
-        """The seconds left of the check's budget (never none: an
-        exploration makes one run at least)."""
-        return max(SOONEST, self.deadline - time.monotonic())
+    #: When the check's wall-clock budget is spent.
+    deadline: Deadline = field(default_factory=lambda: Deadline(BUDGET))
 
     def out_of_time(self, result: Linearizability) -> bool:
         """Whether the check's budget is spent, a scenario explored: it
         stops, and *result* says so."""
-        if result.scenarios and time.monotonic() >= self.deadline:
-            result.stopped = self.seconds
+        if result.scenarios and self.deadline.spent():
+            result.stopped = self.deadline.label
             return True
         return False
 
@@ -163,7 +155,7 @@ class _Options:
         options: dict[str, Any] = {
             "strategy": self.strategy, "max_schedules": self.max_schedules,
             "max_preemptions": self.max_preemptions, "seed": self.seed,
-            "timeout": self.timeout, "max_seconds": self.left, **bounds}
+            "timeout": self.timeout, "max_seconds": self.deadline.left(), **bounds}
         if self.told is not None:
             self.told.explorations += 1
             options["progress"] = self.told.exploring
@@ -311,8 +303,7 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     answers = Model(factory if model is None else Factory(model, "model"), timeout)
     options = _Options(factory, make, model, partition, strategy, max_schedules,
                        max_preemptions, seed, timeout, answers, watched(factory, operations),
-                       deadline=time.monotonic() + max_seconds,
-                       seconds=f"max_seconds={max_seconds:g}")
+                       deadline=Deadline(max_seconds))
     if progress is not None:
         options.told = _Told(progress, max_schedules)
     try:
@@ -349,7 +340,7 @@ def _checked(options: _Options, operations: Sequence[Op], threads: int, per_thre
                                             result)
                 break
             if exploration.stopped.startswith("max_seconds="):  # the time ran out in it
-                result.stopped = options.seconds
+                result.stopped = options.deadline.label
                 break
         if result.failure is not None or result.stopped:
             if bound is not None:
@@ -449,24 +440,24 @@ class _Budget:
     exploration gets the schedules the time left allows, at the pace of
     the last (a smaller scenario's runs are no slower)."""
 
-    def __init__(self, found: Exploration, deadline: float) -> None:
+    def __init__(self, found: Exploration, deadline: Deadline) -> None:
         self.tries = 0
         #: Whether it stopped with scenarios left to try.
         self.stopped = False
-        self.deadline = min(time.monotonic() + MINIMIZE_SECONDS, deadline)
+        self.deadline = deadline.within(MINIMIZE_SECONDS)
         self.schedules = max(MINIMIZE_SCHEDULES, 2 * found.count)
         self.pace = found.elapsed / max(1, found.count)  # seconds per schedule
 
     @property
     def spent(self) -> bool:
         """Whether no exploration is left to make."""
-        return self.tries >= MINIMIZE_TRIES or time.monotonic() >= self.deadline
+        return self.tries >= MINIMIZE_TRIES or self.deadline.spent()
 
     def explore(self, options: _Options, workload: Workload, result: Linearizability,
                 **bounds: Any) -> Exploration:
         """*workload* explored within what is left; its checks counted in *result*."""
         self.tries += 1
-        left = self.deadline - time.monotonic()
+        left = self.deadline.left()
         schedules = min(options.max_schedules, self.schedules,
                         max(1, int(left / max(self.pace, 1e-6))))
         started = time.monotonic()
