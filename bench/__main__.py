@@ -127,6 +127,11 @@ FIGURES = [
            lambda m: 100 * float(m["actor_seconds"]) / float(m["actor_runs"]), "s", 5.0),
     Figure("  context: the runs of its 100 schedules",
            _value("actor_runs"), "runs", None),
+    Figure("explore: a process-wide logger's handlers removed while it logs (loguru's "
+           "shape, fixed): seconds to the whole space", _value("logger_seconds"), "s", 60.0),
+    Figure("  seconds per 50 of its schedules",
+           lambda m: 50 * float(m["logger_seconds"]) / float(m["logger_count"]), "s",
+           None if _FREE_THREADED else 1.0),
     # Issue 30: a failure's written test run as its user runs it.
     Figure("a failure's written test tried (python -m unittest, a fresh interpreter)",
            _value("trying_seconds"), "s", 2.0),

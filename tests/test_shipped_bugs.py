@@ -15,7 +15,7 @@ import unittest
 import blanket
 
 from . import shipped_bugs
-from .shipped import jobs
+from .shipped import jobs, sinks
 from .support import quiet_thread_errors
 
 
@@ -68,6 +68,30 @@ class ShippedBugs(unittest.TestCase):
                                     and "ran unwatched" in note for note in result.unseen),
                                 result.unseen)
 
+
+
+class ProcessWideLogger(unittest.TestCase):
+    """A logger made at import, in loguru's shape (tests/shipped/sinks.py):
+    its handlers' table is published without a lock by design, so its fix
+    has races (a read of the table, the writes that made it) and no
+    failure. (The search's speed on it is a figure of ``make bench``.)"""
+
+    def test_the_removal_while_logging_is_found_by_every_strategy(self) -> None:
+        for strategy in ("dfs", "random", "pct"):
+            with self.subTest(strategy), quiet_thread_errors():
+                result = blanket.explore(shipped_bugs.removed_while_logging(sinks.logger),
+                                         strategy=strategy, max_schedules=50)
+                assert result.failure is not None, result
+                self.assertIn("RuntimeError: dictionary changed size during iteration",
+                              result.failure.message)
+
+    def test_its_fix_is_the_whole_space_with_races_and_no_failure(self) -> None:
+        result = blanket.explore(shipped_bugs.removed_while_logging(sinks.fixed_logger))
+        self.assertIsNone(result.failure, result)
+        self.assertEqual(result.unseen, [])
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(sorted(race.what for race in result.races),
+                         ["FixedLogger._handlers", "dict"])
 
 if __name__ == "__main__":
     unittest.main()
