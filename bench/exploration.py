@@ -27,7 +27,6 @@ from blanket.exploration import rewrite, search, sites
 from blanket.exploration.tried import TRYING
 from tests import reach_cases
 from tests.shipped import sinks
-from tests.shipped_bugs import removed_while_logging
 
 
 class _Counter:
@@ -283,7 +282,7 @@ def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
         seconds, _ = explored(_optimistic, reach=RETRY)
         keep("reach_seconds", seconds)
         keep("trying_seconds", trying_cost())
-        seconds, count = explored(removed_while_logging(sinks.fixed_logger))
+        seconds, count = explored(sinks.removed_while_logging(sinks.fixed_logger))
         keep("logger_seconds", seconds)
         best["logger_count"] = count
     # Once: each takes the budget it is given.

@@ -182,23 +182,6 @@ def handlers(kind: type) -> Setup:
     return setup
 
 
-def removed_while_logging(logger: Any) -> Setup:
-    """loguru #1183: every handler of a process-wide logger removed while
-    another thread logs."""
-    def setup(scenario: Scenario) -> Invariant:
-        logger.remove()
-        first: list[str] = []
-        second: list[str] = []
-        logger.add(first.append)
-        logger.add(second.append)
-        scenario.thread(logger.remove)
-        scenario.thread(logger.log, "hello")
-
-        def logged_at_most_once() -> None:
-            assert len(first) <= 1 and len(second) <= 1, (first, second)
-        return logged_at_most_once
-    return setup
-
 def wake_once(kind: type) -> Setup:
     """Two producers both see the queue empty and both put a wake-up."""
     def setup(scenario: Scenario) -> Invariant:

@@ -192,6 +192,25 @@ class DepthFirst(unittest.TestCase):
             self.assertEqual(len([n for n, (a, b) in enumerate(itertools.pairwise(schedule))
                                   if a != b]), 1, schedule)
 
+    def test_a_bound_that_left_no_order_out_is_the_whole_space(self) -> None:
+        # Two threads of one locked section each: no order needs a
+        # preemption, so the bounded search is the unbounded one. Before, it
+        # said "bounded: not every order", and a linearizability check ran
+        # every such scenario a second time, unbounded.
+        def one_section(scenario: Scenario) -> None:
+            lock = scenario.Lock()
+            for _ in range(2):
+                scenario.thread(lambda: lock.acquire() and lock.release())
+
+        bounded = explore(one_section, max_preemptions=0)
+        unbounded = explore(one_section)
+        self.assertTrue(bounded.exhausted)
+        self.assertIsNone(bounded.max_preemptions)
+        self.assertIn("the whole space", str(bounded))
+        self.assertEqual(bounded.schedules, unbounded.schedules)
+        # A bound that left orders out says so (the case above).
+        self.assertEqual(explore(two_sections, max_preemptions=1).max_preemptions, 1)
+
     def test_calls_on_different_primitives_are_run_in_one_order(self) -> None:
         def independent(scenario: Scenario) -> None:
             for _ in range(3):

@@ -102,7 +102,8 @@ class Explore(unittest.TestCase):
         self.assertEqual((found["strategy"], found["races"], found["stopped"], found["runs"]),
                          ("random", [], "max_schedules=2", 4))  # two samples, a pass run each
         self.assertEqual(printed, found["verdict"] + "\n")
-        status, printed, _ = command("explore", FIXED, "--max-preemptions", "0")
+        status, printed, _ = command("explore", "tests.explore_bugs:philosophers_fixed",
+                                     "--max-preemptions", "0")
         self.assertIn("all it reached with at most 0 preemption(s)", printed)
 
     def test_a_wall_clock_budget(self) -> None:

@@ -626,6 +626,7 @@ class Met(unittest.TestCase):
         transitive.entered = types.SimpleNamespace(reached=[].append)  # type: ignore[assignment]
         met(transitive, at(start))
         transitive.entered = types.SimpleNamespace(reached=[].append)  # type: ignore[assignment]
+        transitive.entries += 1  # (as the next run's watch does as it is entered)
         met(transitive, at(resumed))  # the next run: one started before it (a gap)
         self.assertIn("ran unwatched", next(iter(transitive.notes.values())))
 

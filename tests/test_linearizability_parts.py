@@ -4,6 +4,7 @@ its rarer verdicts (a deadlock, another strategy, a partition)."""
 
 from __future__ import annotations
 
+import collections
 import functools
 import threading
 import types
@@ -314,6 +315,29 @@ class Verdicts(unittest.TestCase):
         assert result.failure is not None
         self.assertIn("the replay of this schedule did not fail: step 1 could not go",
                       result.failure.explanation)
+
+
+class Passes(unittest.TestCase):
+    """The first pass over the scenarios is bounded (two preemptions); the
+    second runs every order. A scenario whose first pass left no order out
+    (:attr:`blanket.Exploration.max_preemptions` None) is not run again."""
+
+    def test_a_scenario_run_whole_by_the_first_pass_is_not_run_again(self) -> None:
+        bounds: list[object] = []
+
+        def explore(setup: object, **options: object) -> blanket.Exploration:
+            bounds.append(options["max_preemptions"])
+            return blanket.explore(setup, **options)  # type: ignore[arg-type]
+        with mock.patch.object(check, "explore", explore):
+            result = blanket.check_linearizable(
+                collections.deque, lin_structures.DEQUE_OPERATIONS, scenarios=10)
+        self.assertTrue(result.ok, result)
+        self.assertEqual(bounds.count(check.FIRST_PASS), 10)
+        # Each operation one step (a C method's call): no order of two
+        # threads' two steps each needs three preemptions.
+        self.assertEqual(bounds.count(None), 0)
+        self.assertEqual(result.exhausted, [True] * 10)
+        self.assertIn("every one's whole space", str(result))
 
 
 class Clock:

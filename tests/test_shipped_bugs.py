@@ -79,14 +79,14 @@ class ProcessWideLogger(unittest.TestCase):
     def test_the_removal_while_logging_is_found_by_every_strategy(self) -> None:
         for strategy in ("dfs", "random", "pct"):
             with self.subTest(strategy), quiet_thread_errors():
-                result = blanket.explore(shipped_bugs.removed_while_logging(sinks.logger),
+                result = blanket.explore(sinks.removed_while_logging(sinks.logger),
                                          strategy=strategy, max_schedules=50)
                 assert result.failure is not None, result
                 self.assertIn("RuntimeError: dictionary changed size during iteration",
                               result.failure.message)
 
     def test_its_fix_is_the_whole_space_with_races_and_no_failure(self) -> None:
-        result = blanket.explore(shipped_bugs.removed_while_logging(sinks.fixed_logger))
+        result = blanket.explore(sinks.removed_while_logging(sinks.fixed_logger))
         self.assertIsNone(result.failure, result)
         self.assertEqual(result.unseen, [])
         self.assertTrue(result.exhausted, result)

@@ -171,9 +171,19 @@ class DepthFirst:
         self.final: dict[int, str] = {}
         #: The runs the search has made (begun) so far.
         self.runs = 0
+        #: Whether the bound left out an order the search would have run:
+        #: until it does, the search is the unbounded one.
+        self.bounded = False
 
     def _allowed(self, node: Node, thread: int) -> bool:
         return self.bound is None or node.preemptions + node.cost(thread) <= self.bound
+
+    def _left_out(self, node: Node, choice: int) -> bool:
+        """Whether the bound leaves out *choice* at *node* (noted if so)."""
+        if self._allowed(node, choice):
+            return False
+        self.bounded = True
+        return True
 
     def choose(self, depth: int, options: list[Option], run: Run) -> int | None:
         enabled = [(o.choice, o.key) for o in options]
@@ -215,8 +225,9 @@ class DepthFirst:
                             break
                         if choice is None:
                             choice = c
-            if choice is None:
-                return None  # every order from here was run already
+            if choice is None:  # every order from here was run already, or is bounded
+                self.bounded = self.bounded or any(c not in sleep for c, _ in enabled)
+                return None
             node.choice = choice
             # Both ways of a timed call: a run that lets it wait "in time" is
             # cut short when nothing comes, as covered by the expiry (see
@@ -354,7 +365,7 @@ class DepthFirst:
                     tried = sorted(tried, key=node.order.index)
                 for choice in tried:
                     if choice not in node.done and choice not in node.sleep \
-                            and self._allowed(node, choice):
+                            and not self._left_out(node, choice):
                         node.choice = choice
                         return True
             self.stack.pop()

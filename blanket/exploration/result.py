@@ -128,7 +128,8 @@ class Exploration:
     #: The bound on preemptions the search kept to (``max_preemptions``), or
     #: ``None``. A bounded search that ends has covered what its bound let
     #: it reach, which leaves orders out: its summary never says "the whole
-    #: space".
+    #: space". (If the bound left no order out, the search that ended was
+    #: the unbounded one: ``None``, and the whole space.)
     max_preemptions: int | None = None
     #: For ``"random"`` and ``"pct"``: the runs of the depth-first pass made
     #: beside the sampled ones, one after each, to tell whether the space is

@@ -543,6 +543,8 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
             search = DepthFirst(max_preemptions, searching.split_depth, searching.guide)
         elif went == ENDED:
             result.exhausted = True
+            if not search.bounded:  # the bound left nothing out: the whole space
+                result.max_preemptions = None
             return
     result.stopped = f"max_schedules={max_schedules}"
 

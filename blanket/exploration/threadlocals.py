@@ -82,7 +82,12 @@ class Locals:
         """Whether a ``threading.local`` object made since the start is alive
         (garbage aside: a run's objects in reference cycles, a library's
         console that points back at its display, are gone with the run,
-        though no collection has run yet)."""
-        gc.collect()
+        though no collection has run yet: one is made if a new one is found)."""
         known = [ref() for ref, _ in self._known]
-        return any(all(local is not old for old in known) for local in _locals())
+
+        def new() -> bool:
+            return any(all(local is not old for old in known) for local in _locals())
+        if not new():
+            return False
+        gc.collect()
+        return new()

@@ -327,13 +327,21 @@ def _checked(options: _Options, operations: Sequence[Op], threads: int, per_thre
     # before the whole space of every scenario is run.
     passes = [FIRST_PASS, None] if strategy == "dfs" and max_preemptions is None \
         else [max_preemptions]
+    # The scenarios the first pass ran whole (its bound left no order out):
+    # the second does not run them again.
+    whole: dict[int, tuple[Exploration, WorkloadSetup]] = {}
     for bound in passes:
         checks = result.checks
         result = Linearizability(strategy, max_preemptions=max_preemptions, checks=checks)
-        for workload in workloads:
+        for number, workload in enumerate(workloads):
             if options.out_of_time(result):
                 break
+            if number in whole:
+                _count(result, *whole[number], again=True)
+                continue
             exploration, setup = options.explore(workload, max_preemptions=bound)
+            if bound is not None and exploration.exhausted and exploration.max_preemptions is None:
+                whole[number] = (exploration, setup)
             _count(result, exploration, setup)
             if exploration.failure is not None:
                 result.failure = _minimized(options, operations, workload, exploration,
@@ -350,12 +358,15 @@ def _checked(options: _Options, operations: Sequence[Op], threads: int, per_thre
     return result
 
 
-def _count(result: Linearizability, exploration: Exploration, setup: WorkloadSetup) -> None:
-    """Add one scenario's exploration to *result*."""
+def _count(result: Linearizability, exploration: Exploration, setup: WorkloadSetup,
+           again: bool = False) -> None:
+    """Add one scenario's exploration to *result* (made by an earlier pass,
+    *again*: its history checks counted then)."""
     result.scenarios += 1
     result.schedules += exploration.count
     result.exhausted.append(exploration.exhausted)
-    result.checks += setup.specification.checks
+    if not again:
+        result.checks += setup.specification.checks
     result.unseen += [note for note in exploration.unseen if note not in result.unseen]
     result.races += [race for race in exploration.races if race not in result.races]
 
