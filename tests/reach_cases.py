@@ -279,6 +279,21 @@ def never(scenario: Scenario) -> None:
     scenario.thread(counter.bump)
 
 
+def never_beside(scenario: Scenario) -> None:
+    """:func:`never`, beside two threads taking another lock twice each:
+    their orders need preemptions, which a bound of 0 leaves out."""
+    never(scenario)
+    other = scenario.Lock()
+
+    def twice() -> None:
+        for _ in range(2):
+            with other:
+                pass
+
+    scenario.thread(twice)
+    scenario.thread(twice)
+
+
 #: Each case's setup, by the name of the line it must reach.
 CASES: dict[str, Callable[[Scenario], Any]] = {
     "dcl": double_checked, "retry": optimistic, "trylock": trylock_drain,

@@ -87,7 +87,8 @@ class NeverRun(unittest.TestCase):
 
     def test_a_bounded_search_says_only_what_its_bound_let_it_see(self) -> None:
         place = target("never")
-        result = blanket.explore(cases.never, reach=place, max_preemptions=0, timeout=BOUND)
+        result = blanket.explore(cases.never_beside, reach=place, max_preemptions=0,
+                                 timeout=BOUND)
         self.assertTrue(str(result).endswith(
             f"; no order with at most 0 preemption(s) runs {place} (bounded: not every order)"))
 

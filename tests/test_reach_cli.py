@@ -59,11 +59,11 @@ class Command(unittest.TestCase):
         self.assertIn(written.read_text(), printed)
 
     def test_a_line_no_order_runs(self) -> None:
-        status, printed = command("reach", "--setup", "tests.reach_cases:never",
+        status, printed = command("reach", "--setup", "tests.reach_cases:never_beside",
                                   cases.place("never"), "--out", self.out,
-                                  "--processes", "1", "--max-preemptions", "2")
+                                  "--processes", "1", "--max-preemptions", "0")
         self.assertEqual(status, 1)
-        self.assertIn("no order with at most 2 preemption(s) runs", printed)
+        self.assertIn("no order with at most 0 preemption(s) runs", printed)
         self.assertEqual(list(Path(self.out).iterdir()), [])
 
     def test_the_lines_a_coverage_data_file_says_no_test_ran(self) -> None:

@@ -318,8 +318,7 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
     if searching.racy is not None:  # (with nothing watched, there is nothing to check)
         searching.unseen.witness = Witness(witnessed)
     searching.budget = budget(strategy, max_schedules, index, count)
-    if deadline is not None:
-        searching.deadline = deadline
+    searching.deadline = deadline or searching.deadline
     if progress is not None:
         searching.reporter = Reporter(progress)
     if guided and strategy == "dfs" and aim is not None and aim.targets:
