@@ -78,12 +78,42 @@ class Found(test_races.SixBugs):
         self.assertTrue(result.exhausted, result)
         self.assertEqual([str(race) for race in result.races if "list" not in str(race)], [])
 
+    def test_calls_of_a_shared_descriptor_s_get_are_no_race(self) -> None:
+        # inspect.getattr_static calls type.__dict__["__mro__"].__get__ (a
+        # getset descriptor) at every isinstance() of a runtime-checkable
+        # protocol from 3.12 on: each call was a write of an unknown C type,
+        # and rich 9.12.0's deadlock was no longer found on 3.13 (nine races
+        # of inspect.py made steps of every run).
+        mro = vars(type)["__mro__"]
+        slot = vars(Slotted)["value"]
+        shared = Slotted()
+
+        def setup(scenario: blanket.Scenario) -> None:
+            got: list[object] = []
+
+            def look() -> None:
+                got.append((mro.__get__(Slotted), slot.__get__(shared)))
+
+            scenario.thread(look)
+            scenario.thread(look)
+
+        result = blanket.explore(setup)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual([str(race) for race in result.races if "list" not in str(race)], [])
+
 class Text(str):
     """A subclass of an immutable type: its C methods are never accesses."""
 
 
 class Plain:
     pass
+
+
+class Slotted:
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 1
 
 
 class Stack(list[int]):

@@ -52,9 +52,11 @@ IMMUTABLE: frozenset[type] = frozenset({
     types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType, types.CodeType,
     *_C_METHODS, property, staticmethod, classmethod,
     # C types of the standard library whose objects never change either (a
-    # datetime's replace() makes another; a compiled pattern's match() too).
+    # datetime's replace() makes another; a compiled pattern's match() too;
+    # a slot's or a getset's descriptor, whose __get__ inspect.getattr_static
+    # calls at every isinstance() of a runtime-checkable protocol, 3.12 on).
     datetime.date, datetime.time, datetime.datetime, datetime.timedelta, datetime.timezone,
-    re.Pattern, re.Match})
+    re.Pattern, re.Match, types.GetSetDescriptorType, types.MemberDescriptorType})
 # The values that have no attributes to set: getattr and setattr on a
 # module, a class or a function reach attributes that threads may share.
 _VALUES: frozenset[type] = frozenset({
