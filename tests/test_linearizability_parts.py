@@ -26,7 +26,7 @@ from blanket.linearizability.history import (
 from blanket.linearizability.operations import describe
 from blanket.linearizability.scenarios import Workload
 
-from . import lin_structures
+from . import lin_structures, lru_shapes
 from .support import quiet_thread_errors, unchecked
 
 
@@ -338,6 +338,19 @@ class Passes(unittest.TestCase):
         self.assertEqual(bounds.count(None), 0)
         self.assertEqual(result.exhausted, [True] * 10)
         self.assertIn("every one's whole space", str(result))
+
+
+class LruShapes(unittest.TestCase):
+    """The locked LRU caches of tests/lru_shapes.py (boltons' and cachetools'
+    shapes, whose check times issue 32 sets targets for) are linearizable."""
+
+    def test_both_shapes_are_linearizable(self) -> None:
+        for make, operations in ((lru_shapes.LinkedLRU, lru_shapes.LINKED_OPERATIONS),
+                                 (lru_shapes.Squares, lru_shapes.CACHED_OPERATIONS)):
+            with self.subTest(make.__name__):
+                result = blanket.check_linearizable(make, operations, scenarios=3)
+                self.assertTrue(result.ok, result)
+                self.assertEqual(result.exhausted, [True] * 3)
 
 
 class Clock:
