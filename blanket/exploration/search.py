@@ -240,8 +240,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                 try:
                     result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
                                      shard, split_depth, timeout, name, races, runners,
-                                     transitive, aim, guided is not False, monitored,
-                                     progress, witnessed, deadline)
+                                     transitive, deadline, aim, guided is not False,
+                                     monitored, progress, witnessed)
                 finally:
                     runners.close()  # nothing left running, however the search ended
                 if not runners.shared:
@@ -300,16 +300,16 @@ def _alone() -> Iterator[None]:
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
             seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
             timeout: float, name: str | None, races: str, runners: Runners,
-            transitive: Transitive, aim: Goal | None = None, guided: bool = False,
-            monitored: bool = False, progress: Callable[[Progress], object] | None = None,
-            witnessed: bool = False, deadline: Deadline | None = None) -> Exploration:
+            transitive: Transitive, deadline: Deadline, aim: Goal | None = None,
+            guided: bool = False, monitored: bool = False,
+            progress: Callable[[Progress], object] | None = None, witnessed: bool = False
+            ) -> Exploration:
     """:func:`explore`, its arguments checked; the runs' managed threads
     run on *runners*; *transitive* says what is watched, *aim* the lines
     looked for, which a depth-first search is *guided* toward; the threads'
     calls are seen through ``sys.monitoring`` when *monitored*, and what
     they start by the witness's tool when *witnessed*; *progress* is told
-    how far it went; *deadline* bounds its wall-clock time (by default
-    :data:`~blanket.seconds.BUDGET` from now)."""
+    how far it went; *deadline* bounds its wall-clock time."""
     index, count = parse_shard(shard)
     title = name or str(getattr(setup, "__qualname__", "exploration"))
     searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
@@ -318,7 +318,7 @@ def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: in
     if searching.racy is not None:  # (with nothing watched, there is nothing to check)
         searching.unseen.witness = Witness(witnessed)
     searching.budget = budget(strategy, max_schedules, index, count)
-    searching.deadline = deadline or searching.deadline
+    searching.deadline = deadline
     if progress is not None:
         searching.reporter = Reporter(progress)
     if guided and strategy == "dfs" and aim is not None and aim.targets:

@@ -131,10 +131,10 @@ class _Options:
     answers: Model
     #: What every run watches (:func:`~blanket.linearizability.scenarios.watched`).
     targets: list[object]
+    #: When the check's wall-clock budget is spent.
+    deadline: Deadline
     #: Who is told how far the check went, if anyone.
     told: _Told | None = None
-    #: When the check's wall-clock budget is spent.
-    deadline: Deadline = field(default_factory=lambda: Deadline(BUDGET))
 
     def out_of_time(self, result: Linearizability) -> bool:
         """Whether the check's budget is spent, a scenario explored: it
@@ -303,7 +303,7 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     answers = Model(factory if model is None else Factory(model, "model"), timeout)
     options = _Options(factory, make, model, partition, strategy, max_schedules,
                        max_preemptions, seed, timeout, answers, watched(factory, operations),
-                       deadline=Deadline(max_seconds))
+                       Deadline(max_seconds))
     if progress is not None:
         options.told = _Told(progress, max_schedules)
     try:
