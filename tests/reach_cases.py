@@ -279,19 +279,25 @@ def never(scenario: Scenario) -> None:
     scenario.thread(counter.bump)
 
 
-def never_beside(scenario: Scenario) -> None:
-    """:func:`never`, beside two threads taking another lock twice each:
-    their orders need preemptions, which a bound of 0 leaves out."""
-    never(scenario)
-    other = scenario.Lock()
+def two_sections(scenario: Scenario) -> None:
+    """Two threads, each taking one lock twice: several orders, several
+    of them with preemptions (the tests of explore use it too)."""
+    lock = scenario.Lock()
 
     def twice() -> None:
         for _ in range(2):
-            with other:
+            with lock:
                 pass
 
     scenario.thread(twice)
     scenario.thread(twice)
+
+
+def never_beside(scenario: Scenario) -> None:
+    """:func:`never`, beside two threads taking another lock twice each:
+    their orders need preemptions, which a bound of 0 leaves out."""
+    never(scenario)
+    two_sections(scenario)
 
 
 #: Each case's setup, by the name of the line it must reach.

@@ -21,6 +21,7 @@ from blanket.errors import StallError
 from blanket.exploration.reproduce import replay
 from blanket.exploration.result import Exploration, Failure, Step
 
+from .reach_cases import two_sections
 from .support import quiet_thread_errors, unchecked
 
 BOUND = 5.0  # every wait of these tests ends well within it
@@ -30,20 +31,6 @@ Invariant = Callable[[], None]
 
 
 # -- setups ---------------------------------------------------------------------------
-
-def two_sections(scenario: Scenario) -> None:
-    """Two threads, each taking one lock twice: several orders, several
-    of them with preemptions."""
-    lock = scenario.Lock()
-
-    def twice() -> None:
-        for _ in range(2):
-            with lock:
-                pass
-
-    scenario.thread(twice)
-    scenario.thread(twice)
-
 
 def racing_counter(scenario: Scenario) -> Invariant:
     """A read and a write in two critical sections: some orders lose an update."""

@@ -216,15 +216,33 @@ class Made:
         Made.registry.add(self)
 
 
+def noting_what_is_left(setup: Callable[[Scenario], Any]
+                        ) -> tuple[Callable[[Scenario], Any], list[int]]:
+    """*setup*, which notes before each run how many objects earlier runs
+    left in :attr:`Made.registry` once the garbage is collected (none, when
+    each run's objects go with it); and the list of those counts."""
+    left: list[int] = []
+
+    def noted(scenario: Scenario) -> Any:
+        gc.collect()
+        left.append(len(Made.registry))
+        return setup(scenario)
+    return noted, left
+
+
+class WhatIsLeft(unittest.TestCase):
+    def assertNothingLeft(self, left: list[int], runs: int) -> None:
+        """More than *runs* runs were made, and none found an earlier run's
+        object left."""
+        self.assertGreater(len(left), runs)
+        self.assertEqual(left, [0] * len(left))
+
+
 def waiter(scenario: Scenario) -> None:
     """A thread makes an object, then waits for an event nobody sets, with
     a timeout: one run leaves it waiting (its timeout disregarded, that
     run is cut short: the run where it expires covers it), given up on
-    while it holds what it made. The setup notes what an earlier run left
-    in the registry (nothing, once the garbage is collected: each run's
-    objects go with it)."""
-    gc.collect()
-    waiter.left.append(len(Made.registry))  # type: ignore[attr-defined]
+    while it holds what it made."""
     event = scenario.Event()
 
     def make_and_wait() -> None:
@@ -236,7 +254,7 @@ def waiter(scenario: Scenario) -> None:
     scenario.thread(make_and_wait)
 
 
-class EachRunsObjectsGoWithIt(unittest.TestCase):
+class EachRunsObjectsGoWithIt(WhatIsLeft):
     """Before, the runner a managed thread ran on kept it (and its run's
     log, the calls' arguments, a thread given up's traceback and frames)
     until it was given another: an object a run made was still in a weak
@@ -244,12 +262,10 @@ class EachRunsObjectsGoWithIt(unittest.TestCase):
     search met other calls, "not deterministic")."""
 
     def test_a_later_run_s_setup_finds_nothing_an_earlier_run_made(self) -> None:
-        waiter.left = []  # type: ignore[attr-defined]
-        result = blanket.explore(waiter, timeout=BOUND)
+        setup, left = noting_what_is_left(waiter)
+        result = blanket.explore(setup, timeout=BOUND)
         self.assertTrue(result.exhausted, result)
-        left = waiter.left  # type: ignore[attr-defined]
-        self.assertGreater(len(left), 2)
-        self.assertEqual(left, [0] * len(left))
+        self.assertNothingLeft(left, 2)
 
 
 class Shown(Made):
@@ -262,10 +278,7 @@ class Shown(Made):
 
 
 def reader(scenario: Scenario) -> None:
-    """Two threads each make a registered object and read its property. The
-    setup notes what an earlier run left in the registry."""
-    gc.collect()
-    reader.left.append(len(Made.registry))  # type: ignore[attr-defined]
+    """Two threads each make a registered object and read its property."""
     sizes = []
 
     def make_and_read() -> None:
@@ -275,7 +288,7 @@ def reader(scenario: Scenario) -> None:
     scenario.thread(make_and_read)
 
 
-class TheFirstRunsWatchGoesWithIt(unittest.TestCase):
+class TheFirstRunsWatchGoesWithIt(WhatIsLeft):
     """Before, the exploration kept the watch of the run where it first met
     a function running unwatched (here the property's getter), and with it
     what that run's threads recorded: the objects they accessed. Each later
@@ -284,12 +297,10 @@ class TheFirstRunsWatchGoesWithIt(unittest.TestCase):
     search run again)."""
 
     def test_a_later_run_s_setup_finds_nothing_it_made(self) -> None:
-        reader.left = []  # type: ignore[attr-defined]
-        result = blanket.explore(reader, timeout=BOUND)
+        setup, left = noting_what_is_left(reader)
+        result = blanket.explore(setup, timeout=BOUND)
         self.assertTrue(result.exhausted, result)
-        left = reader.left  # type: ignore[attr-defined]
-        self.assertGreater(len(left), 2)
-        self.assertEqual(left, [0] * len(left))
+        self.assertNothingLeft(left, 2)
 
 
 class Box:
@@ -302,9 +313,7 @@ def raiser(scenario: Scenario) -> None:
     """Each thread makes an object, updates a shared attribute and raises:
     the first run meets the attribute's race (its accesses are no steps
     yet), so its failure is kept while the search goes on with them as
-    steps. The setup notes what an earlier run left in the registry."""
-    gc.collect()
-    raiser.left.append(len(Made.registry))  # type: ignore[attr-defined]
+    steps."""
     box = Box()
 
     def make_and_raise() -> None:
@@ -316,7 +325,7 @@ def raiser(scenario: Scenario) -> None:
     scenario.thread(make_and_raise)
 
 
-class AFailureKeptDoesNotKeepItsRun(unittest.TestCase):
+class AFailureKeptDoesNotKeepItsRun(WhatIsLeft):
     """Before, the first run's failure, met while its accesses were no
     steps yet, was kept as the run itself until the search ended: its
     threads' exceptions, their frames, what they made. The next runs'
@@ -325,16 +334,14 @@ class AFailureKeptDoesNotKeepItsRun(unittest.TestCase):
     replays)."""
 
     def test_the_next_run_s_setup_finds_nothing_it_made(self) -> None:
-        raiser.left = []  # type: ignore[attr-defined]
+        setup, left = noting_what_is_left(raiser)
         # (Thread errors dropped, not collected: collected, they keep frames.)
         with mock.patch.object(threading, "excepthook", lambda args: None):
-            result = blanket.explore(raiser, timeout=BOUND)
+            result = blanket.explore(setup, timeout=BOUND)
         self.assertIsNotNone(result.failure)
         assert result.failure is not None
         self.assertIn("ValueError: made Made", result.failure.message)
-        left = raiser.left  # type: ignore[attr-defined]
-        self.assertGreater(len(left), 1)
-        self.assertEqual(left, [0] * len(left))
+        self.assertNothingLeft(left, 1)
 
 
 class TheRandomStrategies(unittest.TestCase):
