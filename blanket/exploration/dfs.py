@@ -8,7 +8,7 @@ replayed prefix that meets other calls than before stops it
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .races import MEMORY
@@ -144,6 +144,28 @@ def _after(clock: dict[int, int], firsts: dict[int, int]) -> bool:
     return any(clock.get(thread, -1) >= index for thread, index in firsts.items())
 
 
+class _Earlier:
+    """The steps of a run so far, by what they act on: a step depends only
+    on steps on its own primitive, or on accesses (see
+    :func:`~blanket.exploration.run.dependent`), so the analysis of a long
+    run looks back only through those, not through every step."""
+
+    def __init__(self) -> None:
+        self._on: dict[str, list[int]] = {}
+        self._accesses: list[int] = []
+
+    def add(self, index: int, key: str) -> None:
+        """Step *index* acted on *key*."""
+        if key.startswith(MEMORY):
+            self._accesses.append(index)
+        else:
+            self._on.setdefault(key, []).append(index)
+
+    def latest_first(self, key: str) -> Iterator[int]:
+        """The steps so far that a step on *key* may depend on, the latest first."""
+        return reversed(self._accesses if key.startswith(MEMORY) else self._on.get(key, []))
+
+
 class DepthFirst:
     """Depth-first search with dynamic partial-order reduction (Flanagan and
     Godefroid's, with sleep sets; a race is reversed from a thread that can
@@ -249,26 +271,29 @@ class DepthFirst:
         besides its own (a notified waiter depends on its notifier)."""
         clocks: dict[int, dict[int, int]] = {}
         step_clocks: list[dict[int, int]] = []
+        earlier = _Earlier()
         for k in range(len(steps) + 1):
             pending = self.stack[k].pending if k < len(steps) else final
             for thread, key in pending.items():
                 own = clocks.get(thread, {})
                 raced: list[int] = []  # the later steps it races with
-                for i in range(k - 1, -1, -1):
+                for i in earlier.latest_first(key):
                     other, other_key, _ = steps[i]
-                    if other == thread or not dependent(other_key, key):
+                    if not dependent(other_key, key):
                         continue
                     # A race (not ordered), unless through a later one.
-                    if own.get(other, -1) < i and not any(
+                    if other != thread and own.get(other, -1) < i and not any(
                             step_clocks[j].get(other, -1) >= i for j in raced):
                         self._reverse(steps, step_clocks, i, k, thread, key, own)
                         raced.append(i)
                     if _covers(other_key, key):
-                        break  # every earlier dependent step happens before it
+                        # Every earlier dependent step happens before it (its
+                        # own thread's too: they happen before the pending step).
+                        break
             if k < len(steps):
                 thread, key, moved = steps[k]
                 clock = dict(clocks.get(thread, {}))
-                for j in range(k - 1, -1, -1):
+                for j in earlier.latest_first(key):
                     if dependent(steps[j][1], key):
                         for t, v in step_clocks[j].items():
                             clock[t] = max(clock.get(t, -1), v)
@@ -277,6 +302,7 @@ class DepthFirst:
                 clock[thread] = k
                 clocks[thread] = clock
                 step_clocks.append(clock)
+                earlier.add(k, key)
                 for woken in moved:
                     merged = dict(clocks.get(woken, {}))
                     for t, v in clock.items():

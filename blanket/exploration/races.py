@@ -14,6 +14,7 @@ at epoch f when U, after its step f, knows of a step of T later than e.
 
 from __future__ import annotations
 
+import bisect
 import typing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -197,6 +198,78 @@ def _verb(write: bool) -> str:
 
 _UNKNOWING: dict[int, int] = {}  # the clock of a thread that moved at no step
 
+_NEVER = float("inf")
+
+
+class _Group:
+    """The accesses of one piece of state by one thread at one site, of one
+    kind, in the order they were made: their epochs rise."""
+
+    __slots__ = ("thread", "write", "indices", "epochs", "clocks", "_least")
+
+    def __init__(self, thread: int, write: bool) -> None:
+        self.thread = thread
+        self.write = write
+        #: Each access's place in the list it came from, its epoch and the
+        #: clock of its thread then.
+        self.indices: list[int] = []
+        self.epochs: list[int] = []
+        self.clocks: list[dict[int, int]] = []
+        self._least: dict[int, list[float]] = {}
+
+    def least(self, thread: int) -> list[float]:
+        """For each access, the least step of *thread* that it or a later
+        one of the group knows of (one more entry: none)."""
+        if thread not in self._least:
+            least: list[float] = [_NEVER]
+            for clock in reversed(self.clocks):
+                least.append(min(least[-1], clock.get(thread, -1)))
+            self._least[thread] = least[::-1]
+        return self._least[thread]
+
+    def first_race(self, other: _Group, later_only: bool) -> tuple[int, int] | None:
+        """The first of this group's accesses that races with one of
+        *other*'s (another thread's), and the first of those, by their
+        places; with *later_only*, only accesses of *other* placed after it
+        count.
+
+        Of two accesses at epochs e < f, the earlier happens before the
+        other when the other's clock knows of a step of its thread past e.
+        A thread's clock only grows, so the accesses of *other* that race
+        with one at e are a span at or before e (those its clock does not
+        know of), and among those after e, the ones that know too little:
+        each found by bisection, not pair by pair."""
+        theirs, epochs, places = other.thread, other.epochs, other.indices
+        least = other.least(self.thread)
+        for place, epoch, clock in zip(self.indices, self.epochs, self.clocks, strict=True):
+            start = bisect.bisect_right(places, place) if later_only else 0
+            low = max(start, bisect.bisect_left(epochs, clock.get(theirs, -1)))
+            high = bisect.bisect_right(epochs, epoch)
+            if low < high:  # at or before its epoch, and not known to it
+                return place, places[low]
+            after = max(start, high)
+            if least[after] <= epoch:  # after it, and not knowing of it
+                return place, next(places[k] for k in range(after, len(epochs))
+                                   if other.clocks[k].get(self.thread, -1) <= epoch)
+        return None
+
+
+def _groups(entries: list[tuple[Entry, str]], after: dict[tuple[int, int], dict[int, int]]
+            ) -> list[_Group]:
+    """*entries* by thread, site and kind, each group's epochs rising (a
+    list made of several records may start a group again)."""
+    groups: list[_Group] = []
+    current: dict[tuple[int, Site, bool], _Group] = {}
+    for place, ((thread, site, write, epoch), _) in enumerate(entries):
+        group = current.get((thread, site, write))
+        if group is None or group.epochs[-1] >= epoch:
+            group = current[(thread, site, write)] = _Group(thread, write)
+            groups.append(group)
+        group.indices.append(place)
+        group.epochs.append(epoch)
+        group.clocks.append(after.get((thread, epoch), _UNKNOWING))
+    return groups
+
 
 def _unordered(items: list[tuple[Entry, str]], met: list[tuple[Entry, str]],
                after: dict[tuple[int, int], dict[int, int]]
@@ -205,37 +278,23 @@ def _unordered(items: list[tuple[Entry, str]], met: list[tuple[Entry, str]],
     the other state it meets (*met*), that race: of two threads, one a
     write (two writes taken once), neither happening before the other.
 
-    Only the access at the earlier epoch can happen before the other (a
-    clock after step f knows of no step past f; at one epoch neither
-    does). (It runs after every run, over every pair: each access's clock
-    is looked up once.)"""
-    clocks = [after.get((entry[0], entry[3]), _UNKNOWING) for entry, _ in items]
-    met_clocks = [after.get((entry[0], entry[3]), _UNKNOWING) for entry, _ in met]
-    for i, a_side in enumerate(items):
-        a = a_side[0]
-        if not a[2]:
-            continue
-        thread, epoch = a[0], a[3]
-        for j, b_side in enumerate(items):
-            b = b_side[0]
-            if b[0] == thread or (b[2] and j <= i):
-                continue
-            if epoch < b[3]:
-                if clocks[j].get(thread, -1) > epoch:
-                    continue
-            elif clocks[i].get(b[0], -1) > b[3]:
-                continue
-            yield a_side, b_side
-    for i, a_side in enumerate(items):
-        a = a_side[0]
-        thread, epoch = a[0], a[3]
-        for b_side, b_clock in zip(met, met_clocks, strict=True):
-            b = b_side[0]
-            if b[0] == thread or not (a[2] or b[2]):
-                continue
-            if epoch < b[3]:
-                if b_clock.get(thread, -1) > epoch:
-                    continue
-            elif clocks[i].get(b[0], -1) > b[3]:
-                continue
-            yield a_side, b_side
+    Of the many pairs two sites of two threads may make, only the first
+    is given (the first access of the one, then of the other, by their
+    places in *items*, then *met*), all in that order: each makes one race
+    (see :func:`find`), and a run's state may be met thousands of times."""
+    groups, met_groups = _groups(items, after), _groups(met, after)
+    firsts: list[tuple[int, int, int]] = []
+    for mine in groups:
+        for other in groups:
+            # (a write with another thread's read, or with its write once)
+            if mine.write and other.thread != mine.thread:
+                first = mine.first_race(other, later_only=other.write)
+                if first is not None:
+                    firsts.append((0, *first))
+        for other in met_groups:
+            if other.thread != mine.thread and (mine.write or other.write):
+                first = mine.first_race(other, later_only=False)
+                if first is not None:
+                    firsts.append((1, *first))
+    for kind, a, b in sorted(firsts):
+        yield items[a], (items if kind == 0 else met)[b]
