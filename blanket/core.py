@@ -168,10 +168,11 @@ class ScenarioCore:
         self.primitives: weakref.WeakSet[Any] = weakref.WeakSet()
         #: Threads the scheduler gave up on: their parks raise Abandoned.
         self.abandoned: set[threading.Thread] = set()
-        #: The releases those threads made as they unwound, by the id of the
-        #: primitive: the log has none of them, and a real lock twinned is
-        #: put back by what its run holds of it (see blanket.exploration.realprims).
-        self.unwound: dict[int, int] = {}
+        #: The releases those threads made as they unwound, by thread and
+        #: the id of the primitive: the log has none of them, and a real
+        #: lock twinned is put back by what its run holds of it (see
+        #: blanket.exploration.realprims).
+        self.unwound: dict[threading.Thread, dict[int, int]] = {}
         self._counters: dict[str, itertools.count[int]] = {}
         #: The parkers of the waits asleep in :mod:`blanket.waiting`: every
         #: change wakes them.
@@ -340,7 +341,7 @@ class ScenarioCore:
                         pass
                     else:
                         with self.lock:
-                            self._unwound(primitive)
+                            self._unwound(thread, primitive)
                 self.check_abandoned(thread)
             if attempt is None:
                 result = call(*args)
@@ -373,7 +374,7 @@ class ScenarioCore:
             if not self.regulated or thread in self.abandoned:
                 tx = None
                 if thread in self.abandoned and spec.name == "release":
-                    self._unwound(primitive)
+                    self._unwound(thread, primitive)
                 if self.recording:
                     tx = Transaction(self, thread, primitive, spec, args, None, None,
                                      State.COMMIT)
@@ -401,10 +402,11 @@ class ScenarioCore:
             deliver_all(claimed)
         return thread, tx, worker_tx, args
 
-    def _unwound(self, primitive: object) -> None:
-        """A thread given up on gave *primitive* back as it unwound (lock
+    def _unwound(self, thread: threading.Thread, primitive: object) -> None:
+        """*thread*, given up on, gave *primitive* back as it unwound (lock
         held): no call logged says so (see :attr:`unwound`)."""
-        self.unwound[id(primitive)] = self.unwound.get(id(primitive), 0) + 1
+        counts = self.unwound.setdefault(thread, {})
+        counts[id(primitive)] = counts.get(id(primitive), 0) + 1
 
     def check_abandoned(self, thread: threading.Thread) -> None:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""

@@ -133,7 +133,9 @@ def unregulate(core: ScenarioCore) -> None:
         finally:
             core.drivers.clear()
             core.regulated = False
-            core.pass_through(not core.recording)
+            # Threads given up on unwind through the primitives, not around
+            # them: what they give back is counted (see ScenarioCore.unwound).
+            core.pass_through(not (core.recording or core.abandoned))
             core.scheduler = None
             for tx in core.active:
                 tx._parked = False

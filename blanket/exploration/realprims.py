@@ -341,19 +341,23 @@ _LOCK = type(_thread.allocate_lock())
 
 
 def _taken_in(core: ScenarioCore, real: Any) -> bool:
-    """Whether a thread of *core*'s run holds the real ``Lock`` *real*:
-    through a twin (of it, or of a condition over it: what the log says was
-    taken, less what threads given up on gave back as they unwound), or as
-    the profile saw (``blanket.sleepers``). A lock that names no owner, held by none of
-    them, is another's: a thread outside the run that took it in code not
-    watched (an actor's, in its queue's ``get``: see
-    :mod:`blanket.outsiders`) keeps it."""
+    """Whether a thread of *core*'s run that has ended holds the real
+    ``Lock`` *real*: through a twin (of it, or of a condition over it: what
+    the log says the thread took, less what it gave back as it unwound,
+    given up on), or as the profile saw (``blanket.sleepers``). A lock that
+    names no owner, held by none of them, is another's: a thread outside
+    the run that took it in code not watched (an actor's, in its queue's
+    ``get``: see :mod:`blanket.outsiders`) keeps it; so does a thread still
+    alive, the run's or not (an actor running on past the run's end: its
+    own release is to come)."""
     over = {id(primitive) for primitive in over_real(core, real)}
-    held = sum(counts.get(key, 0) for counts in holdings(core).values() for key in over)
-    if held > sum(core.unwound.get(key, 0) for key in over):
-        return True
+    for thread, counts in holdings(core).items():
+        unwound = core.unwound.get(thread, {})
+        if not thread.is_alive() and \
+                sum(counts.get(key, 0) - unwound.get(key, 0) for key in over) > 0:
+            return True
     known = sleepers.holders.get(id(real))
-    return known is not None and known[1] in core.managed
+    return known is not None and known[1] in core.managed and not known[1].is_alive()
 
 
 def _rlock_held(real: Any) -> bool:
