@@ -232,6 +232,65 @@ def readers_and_writer(scenario: Scenario) -> None:
     scenario.thread(write)
 
 
+class Tally:
+    """A map whose subscripts run its own methods: *locked*, under its lock."""
+
+    def __init__(self, locked: bool) -> None:
+        self._lock = threading.Lock() if locked else None
+        self._counts: dict[str, int] = {"a": 0}
+
+    def __getitem__(self, key: str) -> int:
+        if self._lock is None:
+            return self._counts[key]
+        with self._lock:
+            return self._counts[key]
+
+    def __setitem__(self, key: str, count: int) -> None:
+        if self._lock is None:
+            self._counts[key] = count
+        else:
+            with self._lock:
+                self._counts[key] = count
+
+
+def tallies(locked: bool) -> Setup:
+    """Two threads set a tally's count, a third reads it."""
+    def setup(scenario: Scenario) -> None:
+        tally = Tally(locked)
+
+        def write() -> None:
+            tally["a"] = 1
+
+        def read() -> None:
+            assert tally["a"] in (0, 1)
+
+        scenario.thread(write)
+        scenario.thread(read)
+        scenario.thread(write)
+    return setup
+
+
+class ItemHooks(unittest.TestCase):
+    """A subscript of an object whose class runs Python code for it is a
+    call of that code, which makes the accesses itself. Before, it was also
+    an access of the whole object: a locked LRU cache's ``cache[key] = v``
+    raced with itself (boltons' shape, tests/lru_shapes.py), and every
+    check of it searched twice the schedules."""
+
+    def test_under_the_class_s_lock_no_race(self) -> None:
+        result = blanket.explore(tallies(locked=True))
+        self.assertTrue(result.exhausted)
+        self.assertEqual(result.races, [])
+
+    def test_unlocked_the_accesses_inside_race(self) -> None:
+        result = blanket.explore(tallies(locked=False))
+        self.assertTrue(result.exhausted)
+        places = {side[2] for race in result.races for side in (race.first, race.second)}
+        line = Tally.__setitem__.__code__.co_firstlineno
+        self.assertEqual(places, {f"tests/test_races.py:{line + 2}",
+                                  f"tests/test_races.py:{line - 4}"})
+
+
 class Dependence(unittest.TestCase):
     def test_two_reads_commute(self) -> None:
         self.assertFalse(dependent("memory:read:Box.value", "memory:read:Box.value"))

@@ -172,29 +172,45 @@ class MethodSite(Site):
             record(self, target, None, cached[1])
 
 
+#: The method of the object's type each subscript instruction runs.
+ITEM_HOOKS = {"BINARY_SUBSCR": "__getitem__", "STORE_SUBSCR": "__setitem__",
+              "DELETE_SUBSCR": "__delitem__"}
+
+
 class ItemSite(Site):
     """``container[key]``, ``container[key] = v``, ``del container[key]``:
     an access of the container (a read of a ``defaultdict``'s item is a
     write: it makes the item it misses). A dict's ``str`` key is recorded
     too, so that an instance's ``__dict__`` item meets the attribute (see
-    :func:`blanket.exploration.races.find`)."""
+    :func:`blanket.exploration.races.find`). Where the object's type runs
+    Python code for it instead (its own ``__getitem__``, ``__setitem__`` or
+    ``__delitem__``: a cache class's, under its lock), that code, watched
+    first, makes the accesses itself: recorded here too, the subscript
+    would race with what the code guards."""
 
-    __slots__ = ("_cache",)
+    __slots__ = ("_hook", "_cache")
 
-    def __init__(self, write: bool, function: str, file: str, line: int | None,
+    def __init__(self, hook: str, write: bool, function: str, file: str, line: int | None,
                  scope: dict[str, Any]) -> None:
         super().__init__(write, None, 2, function, file, line, scope)
-        self._cache: tuple[type | None, bool] = (None, write)
+        self._hook = hook
+        # The last type met, whether the access writes, and the Python
+        # function the type runs for it, if any: one tuple, replaced whole.
+        self._cache: tuple[type | None, bool, Any] = (None, write, None)
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every subscript)
-    def hit(self, target: object, key: object = None) -> None:
+    def hit(self, target: object, key: object = None, _settled: Any = SETTLED) -> None:
         """Record the read (or the write) of the container."""
         kind = type(target)
         cached = self._cache
         if cached[0] is not kind:
-            cached = self._cache = (
-                kind, self.write or method_kind(kind, "__getitem__") is True)
-        record(self, target, key if type(key) is str and kind is dict else None, cached[1])
+            cached = self._cache = (kind, self.write or method_kind(kind, "__getitem__") is True,
+                                    method_of(kind, self._hook))
+        function = cached[2]
+        if function is None:
+            record(self, target, key if type(key) is str and kind is dict else None, cached[1])
+        elif id(function.__code__) not in _settled:
+            watched_first(function)
 
 
 class TruthSite(Site):

@@ -21,7 +21,7 @@ import types
 from typing import Any
 
 from .._bytecode import Assembly, Instruction, call_template, constant_call
-from .ccalls import CallSite, ItemSite, IterSite, MethodSite, TruthSite
+from .ccalls import ITEM_HOOKS, CallSite, ItemSite, IterSite, MethodSite, TruthSite
 from .realprims import METHODS as PRIMITIVE_METHODS
 from .sites import ATTRIBUTE_HOOKS, AttributeSite, Site, use_target
 
@@ -133,7 +133,7 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
         if name is not None and _loads_method(instruction):
             site = MethodSite(name, *where, instruction.name == "LOAD_SUPER_ATTR")
         elif instruction.name in _ITEMS:
-            site = ItemSite(write, *where)
+            site = ItemSite(ITEM_HOOKS[instruction.name], write, *where)
         elif instruction.name in ATTRIBUTE_HOOKS:
             site = AttributeSite(ATTRIBUTE_HOOKS[instruction.name], name, *where)
         else:
