@@ -17,16 +17,16 @@ $(STAMP): pyproject.toml setup.cfg
 	touch $@
 
 # Run the whole suite under branch coverage (the report fails the target
-# under 100%), then again with typeguard checking blanket's annotations, and
-# the README's ScenarioTestCase module under pytest. The test modules are
-# shared out among $(JOBS) worker processes (0: one per core).
+# under 100%) and, at the same time in other workers, with typeguard checking
+# blanket's annotations; then the README's ScenarioTestCase module under
+# pytest. The test modules are shared out among $(JOBS) worker processes (0:
+# one per core), half of them for each pass; each module done prints a line.
 JOBS ?= 0
 test: $(STAMP)
 	$(BIN)/python -m coverage erase
-	$(BIN)/python -m coverage run --parallel-mode -m tests -j $(JOBS)
+	$(BIN)/python -m coverage run --parallel-mode -m tests -j $(JOBS) --typeguard-beside
 	$(BIN)/python -m coverage combine --quiet
 	$(BIN)/python -m coverage report
-	$(BIN)/python -m tests --typeguard -j $(JOBS)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_readme_testcase.py
 
 # Show plain threading vs blanket on a three-thread lock race, then

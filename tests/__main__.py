@@ -1,12 +1,14 @@
 """Run blanket's test suite: ``python -m tests [-j N] [--typeguard] [-v] [-k PATTERN ...]``.
 
-``make test`` runs the suite twice: under coverage (``python -m coverage run
--p -m tests -j 0``, then ``coverage combine``), then with ``--typeguard``:
-before anything imports :mod:`blanket`, typeguard's import hook is installed
-for it, so every annotated function of the package has its argument and
-return types checked while the tests run. (Not both at once: the hook's
-inserted checks carry line numbers that make coverage report branches the
-source does not have.) Discovery runs over ``tests/test*.py`` with the
+``make test`` runs every module twice at the same time: under coverage
+(``python -m coverage run -p -m tests -j 0 --typeguard-beside``, then
+``coverage combine``) in half the workers, and with typeguard in the other
+half: before anything imports :mod:`blanket`, typeguard's import hook is
+installed for it, so every annotated function of the package has its
+argument and return types checked while the tests run. (Not both in one
+process: the hook's inserted checks carry line numbers that make coverage
+report branches the source does not have.) ``--typeguard`` alone runs the
+suite with typeguard only. Discovery runs over ``tests/test*.py`` with the
 repository root as the top-level directory.
 
 With ``-j N`` the test modules are shared out among N worker processes (0:
@@ -17,11 +19,15 @@ file of its own, for ``coverage combine``), and with typeguard when asked.
 Each module is bounded (:data:`MODULE_BOUND` seconds): past it, the worker
 prints the stack of every thread it has and is stopped, and the module is
 reported as hung. Modules print nothing until they are done; then one line
-each, and what unittest said in full when one of their tests failed.
+each, counted (``[12/202] tests.test_races (typeguard): 31 tests, ok``),
+and what unittest said in full when one of their tests failed.
 
 Options:
   -j N            run the modules in N worker processes (0: one per core)
   --typeguard     check blanket's annotations while the tests run
+  --typeguard-beside
+                  with -j: run every module a second time, with typeguard
+                  and not under coverage, in half the workers, meanwhile
   -v, --verbose   one line per test instead of dots
   -k PATTERN      only run tests whose name matches PATTERN (may repeat;
                   a pattern without ``*`` matches as a substring, as with
@@ -214,12 +220,16 @@ def _under_coverage() -> bool:
 
 
 class _Worker:
-    """A worker process and the two pipes the runner talks to it by."""
+    """A worker process and the two pipes the runner talks to it by; it
+    runs the modules of *waiting* (its pass's), named with *label*."""
 
-    def __init__(self, flags: list[str]) -> None:
+    def __init__(self, flags: list[str], waiting: deque[str], label: str = "",
+                 covered: bool = True) -> None:
+        self.waiting, self.label = waiting, label
         commands_in, self.commands = os.pipe()
         self.results, results_out = os.pipe()
-        prefix = ["-m", "coverage", "run", "--parallel-mode"] if _under_coverage() else []
+        prefix = (["-m", "coverage", "run", "--parallel-mode"]
+                  if covered and _under_coverage() else [])
         self.process = subprocess.Popen(  # noqa: S603 - this interpreter, our own module
             [sys.executable, *prefix, "-m", "tests", "--worker",
              f"{commands_in},{results_out}", *flags],
@@ -240,20 +250,36 @@ class _Worker:
             os.write(self.commands, f"{module}\n".encode())
 
 
-def _in_workers(args: argparse.Namespace) -> int:
+def _workers(args: argparse.Namespace) -> list[_Worker]:
+    """The workers of the run, each with the modules of its pass to run:
+    every module once; with ``--typeguard-beside``, every module a second
+    time, with typeguard and not under coverage, in half the workers (one
+    at least), at the same time."""
     jobs = args.jobs or len(os.sched_getaffinity(0))
     flags = [*(["--typeguard"] if args.typeguard else []), *(["-v"] if args.verbose else []),
              *(f"-k{pattern}" for pattern in args.patterns)]
-    waiting = deque(_modules())
+    modules = _modules()
+    if not args.typeguard_beside:
+        waiting = deque(modules)
+        return [_Worker(flags, waiting) for _ in range(min(jobs, len(modules)))]
+    checked = max(1, jobs // 2)
+    covered, typed = deque(modules), deque(modules)
+    return [*(_Worker(flags, covered) for _ in range(max(1, jobs - checked))),
+            *(_Worker([*flags, "--typeguard"], typed, " (typeguard)", covered=False)
+              for _ in range(checked))]
+
+
+def _in_workers(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     run = failed = skipped = 0
     broken: list[str] = []
     gists: list[str] = []
     timings: list[tuple[float, str]] = []
-    workers = [_Worker(flags) for _ in range(min(jobs, len(waiting)))]
+    workers = _workers(args)
+    total = sum(len(queue) for queue in {id(w.waiting): w.waiting for w in workers}.values())
     with selectors.DefaultSelector() as selector:
         for worker in workers:
-            worker.give(waiting.popleft())
+            worker.give(worker.waiting.popleft())
             selector.register(worker.inbox, selectors.EVENT_READ, worker)
         while selector.get_map():
             for key, _ in selector.select():
@@ -269,23 +295,25 @@ def _in_workers(args: argparse.Namespace) -> int:
                               "see its output above", flush=True)
                     continue
                 done = json.loads(line)
+                module = done["module"] + worker.label
                 run += done["run"]
                 failed += done["failed"]
                 skipped += done["skipped"]
-                timings.append((done["seconds"], done["module"]))
+                timings.append((done["seconds"], module))
                 verdict = "FAILED" if done["failed"] else "ok"
                 if done["run"] or done["failed"]:  # (-k leaves some modules empty)
-                        print(f"{done['module']}: {done['run']} tests, {verdict} "
+                    print(f"[{len(timings)}/{total}] {module}: {done['run']} tests, {verdict} "
                           f"({done['seconds']:.1f} s)", flush=True)
                 if done["failed"] or args.verbose:
                     print(done["output"], flush=True)
                 if done["failed"]:
-                    broken.append(done["module"])
+                    broken.append(module)
                     gists.extend(_gist(done["output"]))
-                worker.give(waiting.popleft() if waiting else None)
-    if waiting:  # every worker ended early
-        broken.extend(waiting)
-        print(f"not run, their workers having ended: {', '.join(waiting)}")
+                worker.give(worker.waiting.popleft() if worker.waiting else None)
+    waiting = [module + worker.label for worker in workers for module in worker.waiting]
+    if waiting:  # every worker of a pass ended early
+        broken.extend(dict.fromkeys(waiting))
+        print(f"not run, their workers having ended: {', '.join(dict.fromkeys(waiting))}")
     statuses = [worker.process.wait() for worker in workers]
     for worker in workers:
         worker.inbox.close()
@@ -305,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the test modules in N worker processes (0: one per core)")
     parser.add_argument("--typeguard", action="store_true",
                         help="check blanket's annotations with typeguard")
+    parser.add_argument("--typeguard-beside", action="store_true",
+                        help="with -j: also run every module with typeguard (not under "
+                             "coverage), in half the workers, at the same time")
     parser.add_argument("-v", "--verbose", action="store_true", help="verbose output")
     parser.add_argument(
         "-k",
@@ -318,6 +349,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 0:
         parser.error("-j: the number of workers is 0 (one per core) or more")
+    if args.typeguard_beside and (args.jobs is None or args.typeguard):
+        parser.error("--typeguard-beside runs in workers beside the others: give -j, "
+                     "not --typeguard")
     if args.worker is not None:
         if args.typeguard:
             _install_typeguard()
