@@ -15,6 +15,7 @@ at epoch f when U, after its step f, knows of a step of T later than e.
 from __future__ import annotations
 
 import bisect
+import itertools
 import typing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -282,8 +283,9 @@ def _unordered(items: list[tuple[Entry, str]], met: list[tuple[Entry, str]],
     is given (the first access of the one, then of the other, by their
     places in *items*, then *met*), all in that order: each makes one race
     (see :func:`find`), and a run's state may be met thousands of times."""
-    if len({entry[0] for entry, _ in items} | {entry[0] for entry, _ in met}) < 2:
-        return  # one thread's alone (most state a run touches)
+    if len({entry[0] for entry, _ in items} | {entry[0] for entry, _ in met}) < 2 or \
+            not any(entry[2] for entry, _ in itertools.chain(items, met)):
+        return  # one thread's alone, or only read (most state a run touches)
     groups, met_groups = _groups(items, after), _groups(met, after)
     firsts: list[tuple[int, int, int]] = []
     for mine in groups:
