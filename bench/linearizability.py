@@ -3,7 +3,9 @@ second by :func:`blanket.check_linearizable` on a ``queue.Queue``,
 histories of 2 threads x 3 operations checked per second (the search over
 the real-time orders, its specification memoized as in a check), and the
 time to find, minimize and report the slowest of the buggy structures of
-``tests/lin_structures.py``."""
+``tests/lin_structures.py``; and (issue 32) the seconds a check of the
+locked LRU caches of ``tests/lru_shapes.py``, in boltons' and cachetools'
+shapes, takes with its default 50 scenarios."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import time
 import blanket
 from blanket.linearizability.history import History, Model, Outcome, Specification
 from blanket.linearizability.scenarios import Workload
-from tests import lin_structures
+from tests import lin_structures, lru_shapes
 
 #: queue.Queue's: its mutex and conditions, made in its __init__, are the
 #: scenario's, so every call on them is a step.
@@ -64,9 +66,30 @@ def slowest_buggy() -> float:
     return slowest
 
 
+#: The LRU checks measured, by figure: the cache, its operations, the
+#: operations per thread.
+LRU_CHECKS = {
+    "lru_linked_2": (lru_shapes.LinkedLRU, lru_shapes.LINKED_OPERATIONS, 2),
+    "lru_linked_3": (lru_shapes.LinkedLRU, lru_shapes.LINKED_OPERATIONS, 3),
+    "lru_cached_2": (lru_shapes.Squares, lru_shapes.CACHED_OPERATIONS, 2),
+    "lru_cached_3": (lru_shapes.Squares, lru_shapes.CACHED_OPERATIONS, 3),
+}
+
+
+def lru_seconds(name: str, scale: float) -> float:
+    """Seconds the check *name* of :data:`LRU_CHECKS` takes: 2 threads, 50
+    scenarios (fewer at a smaller *scale*), every order of each."""
+    make, operations, per_thread = LRU_CHECKS[name]
+    started = time.perf_counter()
+    result = blanket.check_linearizable(make, operations, operations_per_thread=per_thread,
+                                        scenarios=max(1, int(50 * scale)))
+    assert result.ok and all(result.exhausted), result
+    return time.perf_counter() - started
+
+
 def collect(scale: float = 1.0, repeats: int = 3) -> dict[str, float]:
-    """The figures, each the best of *repeats*."""
-    best: dict[str, float] = {}
+    """The figures, each the best of *repeats* (the LRU checks, long, once)."""
+    best: dict[str, float] = {name: lru_seconds(name, scale) for name in LRU_CHECKS}
     for _ in range(repeats):
         for name, value in (
                 ("lin_scenarios_per_second", scenarios_per_second(max(1, int(10 * scale)))),
