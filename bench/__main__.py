@@ -149,11 +149,11 @@ FIGURES = [
     # Issue 32: checks of locked LRU caches written as two libraries write theirs.
     Figure("check_linearizable, an LRU in boltons' shape, 2 threads x 2 operations: seconds",
            _value("lru_linked_2"), "s", 5.0 if _FREE_THREADED else 2.0),
-    Figure("  the same, 2 threads x 3 operations",
+    Figure("  boltons' shape, 2 threads x 3 operations",
            _value("lru_linked_3"), "s", 45.0 if _FREE_THREADED else 20.0),
     Figure("check_linearizable, an LRU in cachetools' shape, 2 threads x 2 operations: seconds",
            _value("lru_cached_2"), "s", 5.0 if _FREE_THREADED else 2.0),
-    Figure("  the same, 2 threads x 3 operations",
+    Figure("  cachetools' shape, 2 threads x 3 operations",
            _value("lru_cached_3"), "s", 45.0 if _FREE_THREADED else 20.0),
 ]
 
