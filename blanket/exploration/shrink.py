@@ -117,9 +117,9 @@ class _Shrinking:
             exception_type(*found) == self.raised
 
     def replay(self, steps: Sequence[Step]) -> Replay | None:
-        """The replay of *steps* if it fails the same way within the
-        preemptions allowed, else ``None``; :class:`_Spent` once the
-        budget is."""
+        """The replay of *steps* if it took every one of them and failed the
+        same way within the preemptions allowed, else ``None``;
+        :class:`_Spent` once the budget is."""
         key = tuple(map(str, steps))
         if key not in self.tried:
             if self.replays == MAX_REPLAYS:
@@ -128,7 +128,8 @@ class _Shrinking:
             self.replays += 1
             self.tried[key] = self._replay(steps)
         again = self.tried[key]
-        return again if self.same(again.failure) and again.preemptions <= self.limit else None
+        fits = again.diverged is None and again.preemptions <= self.limit
+        return again if fits and self.same(again.failure) else None
 
     def _replay(self, steps: Sequence[Step]) -> Replay:
         """:func:`~blanket.exploration.reproduce.replay` of *steps*, as the
@@ -241,8 +242,7 @@ class _Shrinking:
                            f"did not fail so when replayed again ({again})")
         assert best.failure is not None  # (it failed the same way)
         kind, message = best.failure
-        # The steps as the replay took them (as far as it followed them).
-        shown = best.steps[:best.followed] + steps[best.followed:]
+        shown = best.steps[:len(steps)]  # (as the replay took them)
         return Failure(kind, message, shown,
                        reproduce(self.setup, shown, kind, message, self.options["timeout"]),
                        shrunk=said)
