@@ -70,7 +70,7 @@ class Replay:
     steps: tuple[Step, ...]
     #: How many of the run's steps (the schedule's and the rule's) switched
     #: away from a thread that could have gone on: its preemptions, as
-    #: :mod:`blanket.exploration.dfs` counts them against ``max_preemptions``.
+    #: ``blanket.exploration.dfs`` counts them against ``max_preemptions``.
     preemptions: int = 0
 
     def __str__(self) -> str:

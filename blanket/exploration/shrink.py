@@ -2,46 +2,57 @@
 preemptions that still fail the same way, then no step that can be dropped.
 
 The run that failed first lists every step it took, most of them beside the
-point. :func:`shrink` makes the schedule a person reads, and the test
-written for it, the smallest it can find, in two stages:
+point. ``shrink()`` makes the schedule a person reads, and the test written
+for it, the smallest it can find, judging each candidate by its replay
+(:func:`~blanket.exploration.reproduce.replay`, which the written test
+calls: the schedule's steps, then a fixed rule finishes the threads). A
+candidate *fails the same way* when its replay takes every one of its steps
+and fails with the same kind of failure (for a thread's exception or the
+invariant, the same exception type), with no more preemptions than allowed.
+A preemption is a switch away from a thread that could have gone on,
+counted over the whole run the schedule replays to (its steps and the
+rule's), as ``blanket.exploration.dfs`` counts them against
+``max_preemptions``. In two stages:
 
-1. *Preemptions* (a switch away from a thread that could have gone on, as
-   :mod:`blanket.exploration.dfs` counts them): with *p* in the failing
-   schedule, depth-first searches of the same setup with the same options,
-   bounded to 0, 1, ... *p* - 1 preemptions (iterative bounding), look for
-   the same failure; the first found is the schedule to shrink on.
-2. *Steps*: trailing steps are dropped first (the replay's rule finishes
-   the threads), then any others, by delta debugging, until dropping any
-   single step no longer fails the same way (1-minimal). A schedule is
-   kept only if it fails the same way with no more preemptions than the
-   bounded searches showed are needed.
+1. *Preemptions*: with *p* in the failing schedule's replay, depth-first
+   searches of the same setup with the same options, bounded to 0, 1, ...
+   *p* - 1 preemptions (iterative bounding), look for the same failure; the
+   first found (its replay within its bound) is the schedule to shrink on,
+   and its bound the most preemptions allowed from then on.
+2. *Steps*: trailing steps are dropped first (the rule finishes the
+   threads), halving the tail, then any others by delta debugging (Zeller's
+   *ddmin*), until dropping any single step no longer fails the same way:
+   the schedule is 1-minimal.
 
-The judge of "fails the same way" is :func:`~blanket.exploration.reproduce.replay`,
-which the written test calls: the same kind of failure and, for a thread's
-exception or the invariant's, the same exception type. The shrunk failure's
-message is that replay's, so the report, the schedule and the written test
-tell of one run; a schedule that does not replay to the failure (or a
-shrunk one that does not do so again) is left as it was.
+The shrunk failure's message is its replay's, so the report, the schedule
+and the written test tell of one run; it is replayed once more before it
+is handed over, and if that does not fail the same way the failure is left
+as the search found it. So is a failure whose schedule does not replay to
+it.
 
 Shrinking is bounded: at most :data:`MAX_SEARCHES` bounded searches and
 :data:`MAX_REPLAYS` replays, within what is left of the search's own
 wall-clock budget (``max_seconds``). Cut short, the failure says so
 (:attr:`Failure.shrunk <blanket.Failure.shrunk>`, at the end of its report):
-"the schedule may not be the smallest: shrinking stopped by ...".
+"the schedule may not be the smallest: shrinking stopped by ...", and so
+when a bounded search stopped short of telling (at another failure first,
+or by ``max_schedules``).
 
-What shrinks: every kind of failure but a stall, whose every replay would
-wait the whole ``timeout``: it is left as it is, and says so. A data race
-(``races="fail"``) shrinks like the others, its replays watching for races
-as its written test does (most need no step at all: the race is there in
-any order); a livelock too, its schedule being the steps before the
-spinning threads' forced turns, which the replay's rule takes alike.
+What shrinks: every kind of failure but two (:data:`UNSHRUNK`), left as
+they are, saying so: a stall, whose every replay would wait the whole
+``timeout``, and a livelock, whose replay does not watch the writes the
+search's report names (who last wrote what the spinning threads read):
+a shrunk one would tell less. A data race (``races="fail"``) shrinks like
+the others, its replays watching for races as its written test does (most
+need no step at all: the race is there in any order).
 
 It runs once a search is over, in the process that called
-:func:`~blanket.explore` (with ``processes=``, after the shards' results
-are merged), and not where no test is tried either: in the process of a
-shard, in a fresh interpreter running a written test, or in an exploration
-that is part of a larger search (:func:`~blanket.check_linearizable`
-shrinks its own failures, :func:`~blanket.exploration.tried.untried`).
+:func:`~blanket.explore` (with ``processes=``, once, on the failure the
+shards' results give), and not where no test is tried either: in the
+process of a shard, in a fresh interpreter running a written test, or in
+an exploration that is part of a larger search
+(:func:`~blanket.check_linearizable` shrinks its own failures:
+``blanket.exploration.tried.untried``).
 """
 
 from __future__ import annotations
@@ -60,6 +71,12 @@ MAX_SEARCHES = 8
 #: The most replays stage 2 makes.
 MAX_REPLAYS = 200
 
+#: The kinds of failure left as they are, and why.
+UNSHRUNK = {
+    "stall": "each replay of a stall would wait the whole timeout",
+    "livelock": "the replay of a livelock does not see who last wrote what the spinning "
+                "threads read, which its report names"}
+
 #: What runs the search again, given its options: :func:`blanket.explore`.
 Explore = Callable[..., Exploration]
 
@@ -73,9 +90,8 @@ def shrink(result: Exploration, setup: Setup, explore: Explore, options: dict[st
     failure = result.failure
     if failure is None or trying():
         return
-    if failure.kind == "stall":
-        failure.shrunk = ("the schedule was not shrunk: each replay of a stall would wait "
-                          f"the whole timeout ({options['timeout']:g} s)")
+    if failure.kind in UNSHRUNK:
+        failure.shrunk = f"the schedule was not shrunk: {UNSHRUNK[failure.kind]}"
         return
     result.failure = _Shrinking(failure, setup, explore, options, deadline).shrunk()
 
