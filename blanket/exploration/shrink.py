@@ -207,8 +207,9 @@ class _Shrinking:
             if failure is None:
                 continue  # none fails with so few: one more
             if not self.same((failure.kind, failure.message)):
-                raise _Spent(f"at {within}, which found another failure first: "
-                             f"{failure.kind}: {summary_of(failure.kind, failure.message)}")
+                said = summary_of(failure.kind, failure.message)
+                said = said if said.startswith(f"{failure.kind}: ") else f"{failure.kind}: {said}"
+                raise _Spent(f"at {within}, which found another failure first: {said}")
             self.limit = bound
             again = self.replay(failure.schedule)
             if again is None:
@@ -255,7 +256,7 @@ class _Shrinking:
         again = self._replay(steps)
         if not self.same(again.failure):
             return replace(self.failure, shrunk="the schedule was not shrunk: the shrunk one "
-                           f"did not fail so when replayed again ({again})")
+                           f"did not fail so when replayed again ({str(again).splitlines()[0]})")
         assert best.failure is not None  # (it failed the same way)
         kind, message = best.failure
         shown = best.steps[:len(steps)]  # (as the replay took them)
