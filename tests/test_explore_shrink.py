@@ -16,6 +16,7 @@ from typing import Any
 import blanket
 from blanket import Exploration, Failure, Scenario, Step
 from blanket.exploration import shrink as shrinking
+from blanket.exploration.dfs import NotDeterministic
 from blanket.exploration.reproduce import Replay, replay
 from blanket.exploration.search import explore
 from blanket.exploration.shrink import exception_type, shrink
@@ -321,6 +322,16 @@ class StoppedShort(unittest.TestCase):
             "stopped at a search bounded to 0 preemption(s): its failure's schedule did "
             "not replay to it"))
         self.assertEqual(len(again.schedule), 5)  # (with the preemption it has)
+
+    def test_at_a_bounded_search_that_finds_the_setup_not_deterministic(self) -> None:
+        def refused(setup: Any, **options: Any) -> Exploration:
+            raise NotDeterministic("the scenario is not deterministic: ...\nmore",
+                                   "the scenario is not deterministic: ...")
+
+        again = shrunk(bugs.check_then_act, self.failure, refused)
+        self.assertTrue(self.said(again).endswith(
+            "stopped at a search bounded to 0 preemption(s): the scenario is not "
+            "deterministic: ..."))
 
     def test_after_the_most_bounded_searches(self) -> None:
         with unittest.mock.patch.object(shrinking, "MAX_SEARCHES", 0):

@@ -38,7 +38,7 @@ wall-clock budget (``max_seconds``). Cut short, the failure says so
 (:attr:`Failure.shrunk <blanket.Failure.shrunk>`, at the end of its report):
 "the schedule may not be the smallest: shrinking stopped by ...", and so
 when a bounded search stopped short of telling (at another failure first,
-or by ``max_schedules``).
+by ``max_schedules``, or finding the setup not deterministic).
 
 What shrinks: every kind of failure but two (:data:`UNSHRUNK`), left as
 they are, saying so: a stall, whose every replay would wait the whole
@@ -64,6 +64,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..seconds import Deadline
+from .dfs import NotDeterministic
 from .reproduce import Replay, replay, reproduce, summary_of
 from .result import Exploration, Failure, Setup, Step
 from .tried import trying, untried
@@ -198,13 +199,16 @@ class _Shrinking:
         short of telling."""
         for bound in range(min(preemptions, MAX_SEARCHES)):
             self._in_time()
-            with untried():  # (nor shrunk: this is the shrinking)
-                found = self.explore(self.setup, **{
-                    **self.options, "strategy": "dfs", "max_preemptions": bound,
-                    "max_seconds": self.deadline.left(), "reach": None, "lines": False,
-                    "guided": None})
-            failure = found.failure
             within = f"a search bounded to {bound} preemption(s)"
+            try:
+                with untried():  # (nor shrunk: this is the shrinking)
+                    found = self.explore(self.setup, **{
+                        **self.options, "strategy": "dfs", "max_preemptions": bound,
+                        "max_seconds": self.deadline.left(), "reach": None, "lines": False,
+                        "guided": None})
+            except NotDeterministic as error:  # the failure found stands: say why
+                raise _Spent(f"at {within}: {error.summary}") from None
+            failure = found.failure
             if failure is None and found.stopped.startswith("max_seconds="):
                 raise _Spent(f"by {self.deadline.label} ({within})")  # (what was left of it)
             if failure is None and found.stopped:
