@@ -71,7 +71,7 @@ from .tried import trying, untried
 
 #: The most bounded searches stage 1 makes (0 to 7 preemptions).
 MAX_SEARCHES = 8
-#: The most replays stage 2 makes.
+#: The most replays shrinking makes (the last check of the shrunk one aside).
 MAX_REPLAYS = 200
 
 #: The kinds of failure left as they are, and why.
@@ -178,7 +178,7 @@ class _Shrinking:
                            "replay to this failure (see the written test)")
         self.limit = first.preemptions
         try:
-            self.best = self._fewest_preemptions(original, first.preemptions)
+            self.best = self._fewest_preemptions(first.preemptions)
         except _Spent as spent:
             cut, self.limit = str(spent), first.preemptions
         self.best = self.best or (original, first)
@@ -191,8 +191,7 @@ class _Shrinking:
             return replace(self.failure, shrunk=_may_not(cut) if cut else _said(steps, best))
         return self._checked(steps, best, _may_not(cut) if cut else _said(steps, best))
 
-    def _fewest_preemptions(self, original: tuple[Step, ...], preemptions: int
-                            ) -> tuple[tuple[Step, ...], Replay] | None:
+    def _fewest_preemptions(self, preemptions: int) -> tuple[tuple[Step, ...], Replay] | None:
         """Stage 1: the failing schedule of the first bounded search, 0
         preemptions up to *preemptions* - 1, that fails the same way, and
         its replay; ``None`` if none does; :class:`_Spent` if one stopped
@@ -263,7 +262,7 @@ class _Shrinking:
         """The failure with the shrunk *steps*, replayed to *best*, once one
         more replay has failed the same way (else the failure as it was)."""
         again = self._replay(steps)
-        if not self.same(again.failure):
+        if again.diverged is not None or not self.same(again.failure):
             return replace(self.failure, shrunk="the schedule was not shrunk: the shrunk one "
                            f"did not fail so when replayed again ({str(again).splitlines()[0]})")
         assert best.failure is not None  # (it failed the same way)
