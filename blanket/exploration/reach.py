@@ -128,7 +128,7 @@ class Goal:
                 if result.reached[place] is None and place in ran:
                     steps = tuple(run.steps)
                     source = reproduce(self.setup, steps, f"a run of {place}", f"{place} runs",
-                                       run, reached=place)
+                                       run.scenario.timeout, reached=place)
                     result.reached[place] = Reach(place, steps, source)
         return bool(self.targets) and None not in result.reached.values()
 

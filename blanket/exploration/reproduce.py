@@ -68,6 +68,10 @@ class Replay:
     diverged: str | None
     #: The steps the run took, the schedule's and the rule's.
     steps: tuple[Step, ...]
+    #: How many of the run's steps (the schedule's and the rule's) switched
+    #: away from a thread that could have gone on: its preemptions, as
+    #: ``blanket.exploration.dfs`` counts them against ``max_preemptions``.
+    preemptions: int = 0
 
     def __str__(self) -> str:
         how = (f"followed all {self.followed} step(s) of the schedule" if self.diverged is None
@@ -166,7 +170,7 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
         if diverged is None and rule.followed < len(wanted):
             diverged = (f"the threads ended before step {rule.followed + 1} "
                         f"({wanted[rule.followed]})")
-        return Replay(failure, rule.followed, diverged, tuple(run.steps))
+        return Replay(failure, rule.followed, diverged, tuple(run.steps), rule.preemptions)
     raise RuntimeError(f"replaying {title}: no end found in {MAX_REPLAYS} runs, each "
                        "expiring one more timed wait")  # pragma: no cover - see MAX_REPLAYS
 
@@ -179,6 +183,9 @@ class _Follow:
         self.expire_at = expire_at
         self.followed = 0
         self.diverged: str | None = None
+        #: The thread of the last step, and the preemptions so far.
+        self.previous: int | None = None
+        self.preemptions = 0
         #: Depths past the schedule where a timed call went into its wait.
         self.waited: list[int] = []
 
@@ -187,16 +194,25 @@ class _Follow:
             described = [_describe(option) for option in options]
             if self.wanted[depth] in described:
                 self.followed += 1
-                return described.index(self.wanted[depth])
+                return self._took(options, described.index(self.wanted[depth]))
             self.diverged = (f"step {depth + 1} ({self.wanted[depth]}) could not go; "
                              f"the calls that could: {'; '.join(described)}")
         going = [n for n, option in enumerate(options) if option.how == "go"]
         if going:
-            return going[0]
+            return self._took(options, going[0])
         how = "expire" if depth in self.expire_at else "wait"
         if how == "wait":
             self.waited.append(depth)
-        return next(n for n, option in enumerate(options) if option.how == how)
+        return self._took(options, next(n for n, option in enumerate(options)
+                                        if option.how == how))
+
+    def _took(self, options: list[Option], chosen: int) -> int:
+        """*chosen*, a preemption counted if it is one."""
+        thread = options[chosen].thread
+        self.preemptions += self.previous not in (None, thread) and any(
+            option.thread == self.previous for option in options)
+        self.previous = thread
+        return chosen
 
 
 # -- the test's source ----------------------------------------------------------------
@@ -277,9 +293,10 @@ def import_lines(setup: Any, function: str, qualname: str | None,
 
 
 def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
-              run: Run, reached: str | None = None) -> str:
-    """The test source replaying *steps* of *run*, which failed with *kind*;
-    or, given the place *reached*, asserting that line ran
+              timeout: float, reached: str | None = None) -> str:
+    """The test source replaying *steps* of a run, which failed with *kind*,
+    its waits bounded by *timeout* as the run's were; or, given the place
+    *reached*, asserting that line ran
     (:meth:`blanket.ScenarioTestCase.assertReached`)."""
     qualname = getattr(setup, "__qualname__", None)
     if not isinstance(qualname, str):
@@ -298,8 +315,7 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
              f"    \"\"\"{docstring(summary)}\"\"\"", "",
              # The replay's waits bounded as the search's were (a stall says
              # how long it waited):
-             *([f"    stall_timeout = {timeout!r}", ""]
-               if (timeout := run.scenario.timeout) != seconds.DEFAULT else []),
+             *([f"    stall_timeout = {timeout!r}", ""] if timeout != seconds.DEFAULT else []),
              "    def test_schedule(self) -> None:"]
     listed = "".join(f"\n            {str(step)!r}," for step in steps)
     if listed:

@@ -70,7 +70,8 @@ class Failure:
     kind: str
     #: The error, the traceback or the deadlock report.
     message: str
-    #: The steps of the failing run, in order.
+    #: The steps of the failing run, in order, shrunk before they are
+    #: reported (see :mod:`blanket.exploration.shrink` and :attr:`shrunk`).
     schedule: tuple[Step, ...]
     #: Python source of a ScenarioTestCase replaying the schedule, steps at
     #: data races too (by what they access and where: see
@@ -83,13 +84,22 @@ class Failure:
     #: handed over: :attr:`source` is then a comment saying so. The report
     #: (``str()``) ends with it when the test was run and did not fail so.
     checked: str = ""
+    #: What shrinking the schedule did, in a sentence: ``"shrunk: ..."``
+    #: (the fewest preemptions, then steps, that fail so: see
+    #: :mod:`blanket.exploration.shrink`), or why the schedule may not be
+    #: the smallest (shrinking stopped by its budget) or was not shrunk;
+    #: ``""`` where nothing was shrunk (a shard's process). The report
+    #: (``str()``) says it after the schedule unless it starts ``"shrunk:"``.
+    shrunk: str = ""
 
     def __str__(self) -> str:
         steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
         # A deadlock's report says "deadlock: ..." itself: the kind once.
         said = self.message.startswith(f"{self.kind}: ")
         head = self.message if said else f"{self.kind}: {self.message}"
-        return f"{head}\nschedule:\n{steps}{remark(self.checked)}"
+        shrunk = "" if self.shrunk.startswith("shrunk:") or not self.shrunk else (
+            f"\n{self.shrunk}")
+        return f"{head}\nschedule:\n{steps}{shrunk}{remark(self.checked)}"
 
 
 @dataclass

@@ -53,18 +53,13 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from typing import Any
 
 from ..interpreters import refuse_untested
 from ..seconds import BUDGET, Deadline
 from . import pct, uniform
 from .affinity import one_cpu
-from .arguments import (
-    RACES,
-    check_arguments,
-    check_count,
-    check_guided,
-    parse_shard,
-)
+from .arguments import RACES, check_arguments, check_count, check_guided, parse_shard
 from .dfs import DepthFirst, NotDeterministic
 from .guided import Guide
 from .monitor import monitoring
@@ -79,6 +74,7 @@ from .reproduce import reproduce, summary_of
 from .result import Exploration, Failure, Setup, unchecked
 from .run import Chooser, Run, run_once
 from .runners import Runners
+from .shrink import shrink
 from .sites import Site
 from .tried import try_failure_test, try_reach_test
 from .unseen import Unseen
@@ -100,7 +96,8 @@ def _failure(setup: Setup, run: Run) -> Failure:
         # The turns the spinning threads took once nothing else could go:
         # the replay's rule takes them alike (see blanket.exploration.spins).
         steps = steps[:run.spins.forced_from]
-    return Failure(kind, message, steps, reproduce(setup, steps, kind, message, run))
+    return Failure(kind, message, steps,
+                   reproduce(setup, steps, kind, message, run.scenario.timeout))
 
 
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
@@ -205,19 +202,18 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     if isinstance(exclude, str):
         exclude = (exclude,)
+    options = {"strategy": strategy, "max_schedules": max_schedules,
+               "max_seconds": max_seconds, "max_preemptions": max_preemptions, "seed": seed,
+               "depth": depth, "split_depth": split_depth, "timeout": timeout, "name": name,
+               "races": races, "exclude": exclude, "reach": reach, "lines": lines,
+               "guided": guided}
     with _alone():  # one exploration at a time in a process
         if check_processes(setup, processes) > 1:
             if shard is not None:
                 raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
                                  "run the shards themselves")
-            merged = search_processes(explore, setup, processes, {
-                "strategy": strategy, "max_schedules": max_schedules,
-                "max_seconds": max_seconds, "max_preemptions": max_preemptions, "seed": seed,
-                "depth": depth, "split_depth": split_depth, "timeout": timeout, "name": name,
-                "races": races, "exclude": exclude, "reach": reach, "lines": lines,
-                "guided": guided},
-                progress)
-            _try_tests(merged, timeout)
+            merged = search_processes(explore, setup, processes, options, progress)
+            _hand_over(merged, setup, options, deadline)
             return merged
         transitive = Transitive(exclude)
         aim = goal(setup, reach, lines, timeout)
@@ -246,14 +242,19 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                     runners.close()  # nothing left running, however the search ended
                 if not runners.shared:
                     break
-        _try_tests(result, timeout)
+        _hand_over(result, setup, options, deadline)
         return result
 
 
-def _try_tests(result: Exploration, timeout: float) -> None:
-    """Run the tests *result* carries as their user will, and say what they
-    did (:mod:`blanket.exploration.tried`); in an interpreter that runs a
-    written test for another, nothing is tried again."""
+def _hand_over(result: Exploration, setup: Setup, options: dict[str, Any],
+               deadline: Deadline) -> None:
+    """Shrink the failure *result* carries, searching *setup* again with
+    the search's *options* within *deadline* (:mod:`blanket.exploration.shrink`),
+    then run the tests it carries as their user will, and say what they did
+    (:mod:`blanket.exploration.tried`); in an interpreter that runs a
+    written test for another, nothing is shrunk nor tried again."""
+    shrink(result, setup, explore, options, deadline)
+    timeout = options["timeout"]
     failure = result.failure
     if failure is not None:
         failure.checked, failure.source = try_failure_test(
