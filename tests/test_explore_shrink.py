@@ -108,7 +108,7 @@ class Smallest(unittest.TestCase):
         races = "fail" if kind == "race" else "off"
         self.assertTrue(failure.shrunk.startswith("shrunk: "), failure)
         with quiet_thread_errors():
-            again = replay(setup, failure.schedule, timeout=TIMEOUT, races=races)
+            again = replay(setup, failure.schedule, timeout=TIMEOUT, races=races, places=True)
             preemptions = again.preemptions
             self.assertTrue(fails_so(again, kind, raised, preemptions), again)
             self.assertEqual(again.steps[:len(failure.schedule)], failure.schedule)
@@ -124,7 +124,8 @@ class Smallest(unittest.TestCase):
             self.assertFalse(bounded is not None and bounded.kind == kind and
                              exception_type(bounded.kind, bounded.message) == raised, bounded)
         # The report and the written test give the shrunk schedule.
-        listed = "".join(f"\n            {str(step)!r}," for step in failure.schedule)
+        listed = "".join(f"\n            {str(step)!r},{f'  # {step.at}' if step.at else ''}"
+                         for step in failure.schedule)
         self.assertIn(f"[{listed}", failure.source)
         self.assertIn(f"{len(failure.schedule)} step(s) with {preemptions} preemption(s)",
                       failure.shrunk)
@@ -160,6 +161,12 @@ class Smallest(unittest.TestCase):
                          ["A: Lock 1 Lock.acquire", "A: Lock 1 Lock.release",
                           "B: Lock 1 Lock.acquire", "B: Lock 1 Lock.release",
                           "B: Lock 1 Lock.acquire"])
+        # Each with where the code made the call: the check, then the act.
+        check, act = (bugs.Account.withdraw_racy.__code__.co_firstlineno + n for n in (1, 4))
+        self.assertEqual([step.at for step in found["dfs"]],
+                         [f"tests/explore_bugs.py:{line}" for line in (check,) * 4 + (act,)])
+        self.assertIn(f"  5. B: Lock 1 Lock.acquire  (at tests/explore_bugs.py:{act})",
+                      str(searched(bugs.check_then_act)))
 
     def test_the_same_every_time(self) -> None:
         first = searched(bugs.if_not_while)

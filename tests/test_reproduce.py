@@ -125,9 +125,12 @@ class GeneratedSource(unittest.TestCase):
         self.assertIn("class TestCheckThenActSchedule(blanket.ScenarioTestCase):",
                       failure.source)
         self.assertIn('"""AssertionError: overdrawn: balance -60"""', failure.source)
-        steps = "".join(f"            {str(step)!r},\n" for step in failure.schedule)
+        # Each step on its line, with where the code made the call.
+        steps = "".join(f"            {str(step)!r},  # {step.at}\n" for step in failure.schedule)
         self.assertIn(f"        self.replay(check_then_act, [\n{steps}        ])\n",
                       failure.source)
+        self.assertTrue(all(step.at.startswith("tests/explore_bugs.py:")
+                            for step in failure.schedule), failure.schedule)
         self.assertIn("overdrawn: balance -60", only_problem(replay(failure.source)))
 
     def test_the_replay_fails_on_each_bug_and_passes_once_it_is_fixed(self) -> None:
@@ -408,7 +411,8 @@ class ExploreInATestCase(unittest.TestCase):
         self.assertIn("a failure: deadlock: A holds Lock 1 and waits for Lock 2", message)
         self.assertNotIn("deadlock: deadlock:", message)
         # (shrunk: B takes its first lock, and the replay's rule lets A take its own)
-        self.assertIn("schedule:\n  1. B: Lock 2 Lock.acquire\n\na test", message)
+        self.assertRegex(message, r"schedule:\n  1\. B: Lock 2 Lock\.acquire  "
+                                  r"\(at tests/explore_bugs\.py:\d+\)\n\na test")
         self.assertIn("a test that replays it:\n\n\"\"\"Replays a schedule", message)
         self.assertIn("class TestAbbaSchedule(blanket.ScenarioTestCase):", message)
 

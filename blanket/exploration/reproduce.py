@@ -33,7 +33,7 @@ from __future__ import annotations
 import keyword
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,7 @@ from .processwide import Snapshot
 from .races import report as races_report
 from .result import Setup, Step
 from .run import CONSEQUENCE, Option, Run, run_once
+from .sites import parked_at
 from .unseen import Unseen
 from .watch import Transitive
 
@@ -103,7 +104,7 @@ RACES = ("off", "fail")
 
 
 def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.0,
-           name: str | None = None, races: str = "off") -> Replay:
+           name: str | None = None, races: str = "off", places: bool = False) -> Replay:
     """Run the scenario *setup* describes, letting *schedule*'s steps (each
     a :class:`~blanket.Step` or its text, ``"A: Lock 1 Lock.acquire"``) go
     in order while they match, then the threads finish by a fixed rule (see
@@ -120,7 +121,12 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     watches them, and a data race in the run (:mod:`blanket.exploration.races`) is a
     failure of kind ``"race"`` when nothing else failed: the test written
     for an exploration's ``races="fail"`` failure passes once no access of
-    the run races, whether or not the schedule could still be followed."""
+    the run races, whether or not the schedule could still be followed.
+
+    With *places*, each step of the replay's run that is a call on a
+    primitive says where the code made it (:attr:`Step.at
+    <blanket.Step.at>`): it asks for the frame of every thread at every
+    step, so it is for a failure's report, not for every replay."""
     if races not in RACES:
         raise ValueError(f"races={races!r}: expected one of {', '.join(map(repr, RACES))}")
     wanted = [str(step) for step in schedule]
@@ -143,7 +149,7 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
     # write of it to let go, left the schedule at its first such step.
     before = Snapshot()
     for _ in range(MAX_REPLAYS):
-        rule = _Follow(wanted, expire_at)
+        rule = _Follow(wanted, expire_at, places)
         try:
             run = run_once(setup, title, timeout, rule.choose, unseen,
                            parks=parks, racy=set() if races == "fail" else None)
@@ -170,7 +176,11 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
         if diverged is None and rule.followed < len(wanted):
             diverged = (f"the threads ended before step {rule.followed + 1} "
                         f"({wanted[rule.followed]})")
-        return Replay(failure, rule.followed, diverged, tuple(run.steps), rule.preemptions)
+        steps = tuple(run.steps)
+        if rule.places is not None:  # (each step is one the rule chose)
+            steps = tuple(replace(step, at=at) for step, at in zip(steps, rule.places,
+                                                                    strict=True))
+        return Replay(failure, rule.followed, diverged, steps, rule.preemptions)
     raise RuntimeError(f"replaying {title}: no end found in {MAX_REPLAYS} runs, each "
                        "expiring one more timed wait")  # pragma: no cover - see MAX_REPLAYS
 
@@ -178,9 +188,11 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
 class _Follow:
     """One replay's chooser: the schedule while it matches, then the rule."""
 
-    def __init__(self, wanted: list[str], expire_at: set[int]) -> None:
+    def __init__(self, wanted: list[str], expire_at: set[int], places: bool = False) -> None:
         self.wanted = wanted
         self.expire_at = expire_at
+        #: Where each step chosen was made (a call on a primitive), if asked.
+        self.places: list[str] | None = [] if places else None
         self.followed = 0
         self.diverged: str | None = None
         #: The thread of the last step, and the preemptions so far.
@@ -212,7 +224,17 @@ class _Follow:
         self.preemptions += self.previous not in (None, thread) and any(
             option.thread == self.previous for option in options)
         self.previous = thread
+        if self.places is not None:
+            self.places.append(_made_at(options[chosen].tx))
         return chosen
+
+
+def _made_at(tx: Any) -> str:
+    """Where the code made *tx*'s call, parked there, as ``file:line``; ``""``
+    for an access (its step says where it is itself) or code with no file
+    (a doctest's, ``<stdin>``)."""
+    place = "" if tx.spec.kind == "Memory" else parked_at(tx)
+    return "" if place.startswith("<") else place
 
 
 # -- the test's source ----------------------------------------------------------------
@@ -317,7 +339,8 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
              # how long it waited):
              *([f"    stall_timeout = {timeout!r}", ""] if timeout != seconds.DEFAULT else []),
              "    def test_schedule(self) -> None:"]
-    listed = "".join(f"\n            {str(step)!r}," for step in steps)
+    listed = "".join(f"\n            {str(step)!r},{f'  # {step.at}' if step.at else ''}"
+                     for step in steps)
     if listed:
         listed += "\n        "
     # A race is the failure: the replay fails while an access races.

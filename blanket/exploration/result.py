@@ -44,6 +44,12 @@ class Step:
     #: For a step at a data race, where the access is, the file by its
     #: module's path: ``"shop/bank.py:12"`` (:attr:`blanket.exploration.sites.Site.place`).
     where: str = ""
+    #: For a call on a primitive, where the code made it, the file by its
+    #: module's path, when known (the steps of a failure's shrunk schedule,
+    #: see :mod:`blanket.exploration.shrink`): ``"shop/pool.py:31"``. Not
+    #: part of the step's text: a schedule replays whatever line a call is
+    #: on.
+    at: str = ""
 
     @property
     def mark(self) -> str:
@@ -93,7 +99,8 @@ class Failure:
     shrunk: str = ""
 
     def __str__(self) -> str:
-        steps = "\n".join(f"  {n}. {step}" for n, step in enumerate(self.schedule, 1))
+        steps = "\n".join(f"  {n}. {step}{f'  (at {step.at})' if step.at else ''}"
+                          for n, step in enumerate(self.schedule, 1))
         # A deadlock's report says "deadlock: ..." itself: the kind once.
         said = self.message.startswith(f"{self.kind}: ")
         head = self.message if said else f"{self.kind}: {self.message}"

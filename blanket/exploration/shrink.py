@@ -150,11 +150,13 @@ class _Shrinking:
         fits = (again.diverged is None or not every) and again.preemptions <= self.limit
         return again if fits and self.same(again.failure) else None
 
-    def _replay(self, steps: Sequence[Step]) -> Replay:
+    def _replay(self, steps: Sequence[Step], places: bool = False) -> Replay:
         """:func:`~blanket.exploration.reproduce.replay` of *steps*, as the
-        written test makes it."""
+        written test makes it (with *places*, each call saying where it
+        was made)."""
         return replay(self.setup, steps, timeout=self.options["timeout"],
-                      name=self.options["name"], races="fail" if self.kind == "race" else "off")
+                      name=self.options["name"], races="fail" if self.kind == "race" else "off",
+                      places=places)
 
     def _in_time(self) -> None:
         """:class:`_Spent` if the wall-clock budget is."""
@@ -261,13 +263,14 @@ class _Shrinking:
     def _checked(self, steps: tuple[Step, ...], best: Replay, said: str) -> Failure:
         """The failure with the shrunk *steps*, replayed to *best*, once one
         more replay has failed the same way (else the failure as it was)."""
-        again = self._replay(steps)
+        again = self._replay(steps, places=True)
         if again.diverged is not None or not self.same(again.failure):
             return replace(self.failure, shrunk="the schedule was not shrunk: the shrunk one "
                            f"did not fail so when replayed again ({str(again).splitlines()[0]})")
         assert best.failure is not None  # (it failed the same way)
         kind, message = best.failure
-        shown = best.steps[:len(steps)]  # (as the replay took them)
+        # As the replay took them, each call with where the code made it.
+        shown = again.steps[:len(steps)]
         return Failure(kind, message, shown,
                        reproduce(self.setup, shown, kind, message, self.options["timeout"]),
                        shrunk=said)
