@@ -30,7 +30,9 @@ class ManagedThread(threading.Thread):
     """A thread made by ``scenario.thread``: started on entry, joined on exit.
 
     Its scenario learns when it ends (``Terminated`` signals at once) and
-    which exception, if any, it died of.
+    which exception, if any, it died of. In an exploration's run (and a
+    replay's) that exception is the run's failure, not also printed by
+    ``threading.excepthook``.
     """
 
     def __init__(self, core: ScenarioCore, target: Callable[..., Any],
@@ -61,6 +63,12 @@ class ManagedThread(threading.Thread):
                 if self in core.abandoned:  # torn down on purpose
                     return
                 core.errors[self] = exc
+            if core.start_in_turn:
+                # An exploration's run (or a replay's): what the thread raised
+                # is the run's failure, reported with its traceback; printed
+                # by threading too, it would be printed again at every run
+                # and replay that meets it (shrinking makes hundreds).
+                return
             raise
         finally:
             with core.lock:

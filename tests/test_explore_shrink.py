@@ -124,7 +124,7 @@ class Smallest(unittest.TestCase):
             self.assertFalse(bounded is not None and bounded.kind == kind and
                              exception_type(bounded.kind, bounded.message) == raised, bounded)
         # The report and the written test give the shrunk schedule.
-        listed = "".join(f"\n            {str(step)!r},{f'  # {step.at}' if step.at else ''}"
+        listed = "".join(f"\n            {str(step)!r},{f'  # {step.made}' if step.made else ''}"
                          for step in failure.schedule)
         self.assertIn(f"[{listed}", failure.source)
         self.assertIn(f"{len(failure.schedule)} step(s) with {preemptions} preemption(s)",
@@ -165,7 +165,8 @@ class Smallest(unittest.TestCase):
         check, act = (bugs.Account.withdraw_racy.__code__.co_firstlineno + n for n in (1, 4))
         self.assertEqual([step.at for step in found["dfs"]],
                          [f"tests/explore_bugs.py:{line}" for line in (check,) * 4 + (act,)])
-        self.assertIn(f"  5. B: Lock 1 Lock.acquire  (at tests/explore_bugs.py:{act})",
+        self.assertEqual({step.named for step in found["dfs"]}, {"self.lock"})
+        self.assertIn(f"  5. B: Lock 1 Lock.acquire  (self.lock at tests/explore_bugs.py:{act})",
                       str(searched(bugs.check_then_act)))
 
     def test_the_same_every_time(self) -> None:

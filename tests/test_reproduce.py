@@ -126,7 +126,7 @@ class GeneratedSource(unittest.TestCase):
                       failure.source)
         self.assertIn('"""AssertionError: overdrawn: balance -60"""', failure.source)
         # Each step on its line, with where the code made the call.
-        steps = "".join(f"            {str(step)!r},  # {step.at}\n" for step in failure.schedule)
+        steps = "".join(f"            {str(step)!r},  # {step.made}\n" for step in failure.schedule)
         self.assertIn(f"        self.replay(check_then_act, [\n{steps}        ])\n",
                       failure.source)
         self.assertTrue(all(step.at.startswith("tests/explore_bugs.py:")
@@ -395,6 +395,23 @@ class PrimitiveLookup(unittest.TestCase):
                          "2 primitives of scenario 'lookup' named or labelled 'twin'")
 
 
+class Named(unittest.TestCase):
+    """What the code that made a call names its primitive, in a report."""
+
+    def test_a_variable_an_attribute_or_nothing(self) -> None:
+        lock, real = object(), object()
+        twin = types.SimpleNamespace(_real=real)  # (a twin stands for the real object)
+        pool = types.SimpleNamespace(size=3, _cond=real)
+        cases = [({"lock": lock}, {}, lock, "lock"),
+                 ({}, {"LOCK": lock}, lock, "LOCK"),
+                 ({"n": 3, "self": pool}, {}, twin, "self._cond"),
+                 ({"n": 3, "self": pool}, {"pool": pool}, lock, "")]
+        for local, global_, primitive, expected in cases:
+            with self.subTest(expected=expected):
+                frame = types.SimpleNamespace(f_locals=local, f_globals=global_)
+                self.assertEqual(reproduce.named(frame, primitive), expected)
+
+
 class ExploreInATestCase(unittest.TestCase):
     def test_a_failure_fails_the_test_with_the_schedule_and_a_replaying_test(self) -> None:
         class Case(blanket.ScenarioTestCase):
@@ -412,7 +429,7 @@ class ExploreInATestCase(unittest.TestCase):
         self.assertNotIn("deadlock: deadlock:", message)
         # (shrunk: B takes its first lock, and the replay's rule lets A take its own)
         self.assertRegex(message, r"schedule:\n  1\. B: Lock 2 Lock\.acquire  "
-                                  r"\(at tests/explore_bugs\.py:\d+\)\n\na test")
+                                  r"\(outer at tests/explore_bugs\.py:\d+\)\n\na test")
         self.assertIn("a test that replays it:\n\n\"\"\"Replays a schedule", message)
         self.assertIn("class TestAbbaSchedule(blanket.ScenarioTestCase):", message)
 

@@ -42,7 +42,7 @@ from .processwide import Snapshot
 from .races import report as races_report
 from .result import Setup, Step
 from .run import CONSEQUENCE, Option, Run, run_once
-from .sites import parked_at
+from .sites import parked_at, parked_frame
 from .unseen import Unseen
 from .watch import Transitive
 
@@ -178,8 +178,8 @@ def replay(setup: Setup, schedule: Sequence[Step | str], *, timeout: float = 10.
                         f"({wanted[rule.followed]})")
         steps = tuple(run.steps)
         if rule.places is not None:  # (each step is one the rule chose)
-            steps = tuple(replace(step, at=at) for step, at in zip(steps, rule.places,
-                                                                    strict=True))
+            steps = tuple(replace(step, at=at, named=name)
+                          for step, (at, name) in zip(steps, rule.places, strict=True))
         return Replay(failure, rule.followed, diverged, steps, rule.preemptions)
     raise RuntimeError(f"replaying {title}: no end found in {MAX_REPLAYS} runs, each "
                        "expiring one more timed wait")  # pragma: no cover - see MAX_REPLAYS
@@ -191,8 +191,9 @@ class _Follow:
     def __init__(self, wanted: list[str], expire_at: set[int], places: bool = False) -> None:
         self.wanted = wanted
         self.expire_at = expire_at
-        #: Where each step chosen was made (a call on a primitive), if asked.
-        self.places: list[str] | None = [] if places else None
+        #: Where each step chosen was made (a call on a primitive) and what
+        #: the code calls the primitive there, if asked.
+        self.places: list[tuple[str, str]] | None = [] if places else None
         self.followed = 0
         self.diverged: str | None = None
         #: The thread of the last step, and the preemptions so far.
@@ -229,12 +230,39 @@ class _Follow:
         return chosen
 
 
-def _made_at(tx: Any) -> str:
-    """Where the code made *tx*'s call, parked there, as ``file:line``; ``""``
-    for an access (its step says where it is itself) or code with no file
-    (a doctest's, ``<stdin>``)."""
-    place = "" if tx.spec.kind == "Memory" else parked_at(tx)
-    return "" if place.startswith("<") else place
+def _made_at(tx: Any) -> tuple[str, str]:
+    """Where the code made *tx*'s call, parked there, as ``file:line``, and
+    the name it gives the primitive there (see :func:`named`); ``""`` for
+    an access (its step says where it is itself), and for the place of code
+    with no file (a doctest's, ``<stdin>``)."""
+    if tx.spec.kind == "Memory":
+        return "", ""
+    place, frame = parked_at(tx), parked_frame(tx)
+    name = "" if frame is None else named(frame, tx.primitive)
+    return ("" if place.startswith("<") else place), name
+
+
+def named(frame: Any, primitive: Any) -> str:
+    """The name *frame*'s code gives *primitive* (a scenario's, or the real
+    object a twin stands for: see :mod:`blanket.exploration.realprims`): a
+    local or global variable (``lock``), or an attribute of a local's
+    (``self._cond``, ``pool._lock``); ``""`` when none is found. Read from
+    the objects' ``__dict__`` as they are, running none of their code."""
+    targets = (primitive, getattr(primitive, "_real", primitive))
+    scopes = [frame.f_locals, frame.f_globals]
+    for scope in scopes:
+        for name, value in list(scope.items()):
+            if any(value is target for target in targets):
+                return str(name)
+    for name, value in list(frame.f_locals.items()):
+        try:
+            attributes = object.__getattribute__(value, "__dict__")
+        except Exception:  # noqa: BLE001 - no instance dict, however it says so
+            continue
+        for attribute, held in list(attributes.items()):
+            if any(held is target for target in targets):
+                return f"{name}.{attribute}"
+    return ""
 
 
 # -- the test's source ----------------------------------------------------------------
@@ -339,7 +367,7 @@ def reproduce(setup: Setup, steps: tuple[Step, ...], kind: str, message: str,
              # how long it waited):
              *([f"    stall_timeout = {timeout!r}", ""] if timeout != seconds.DEFAULT else []),
              "    def test_schedule(self) -> None:"]
-    listed = "".join(f"\n            {str(step)!r},{f'  # {step.at}' if step.at else ''}"
+    listed = "".join(f"\n            {str(step)!r},{f'  # {step.made}' if step.made else ''}"
                      for step in steps)
     if listed:
         listed += "\n        "

@@ -50,6 +50,17 @@ class Step:
     #: part of the step's text: a schedule replays whatever line a call is
     #: on.
     at: str = ""
+    #: For a call on a primitive, the name the code that made it gives the
+    #: primitive there, when found (with :attr:`at`): a variable (``lock``)
+    #: or an attribute of one (``self._cond``, ``pool._lock``).
+    named: str = ""
+
+    @property
+    def made(self) -> str:
+        """Where the call was made, as a report says it: ``"self._cond at
+        shop/pool.py:31"``, ``"at shop/pool.py:31"``, ``"self._cond"``, or
+        ``""`` when neither is known."""
+        return " ".join(part for part in (self.named, self.at and f"at {self.at}") if part)
 
     @property
     def mark(self) -> str:
@@ -99,7 +110,7 @@ class Failure:
     shrunk: str = ""
 
     def __str__(self) -> str:
-        steps = "\n".join(f"  {n}. {step}{f'  (at {step.at})' if step.at else ''}"
+        steps = "\n".join(f"  {n}. {step}{f'  ({step.made})' if step.made else ''}"
                           for n, step in enumerate(self.schedule, 1))
         # A deadlock's report says "deadlock: ..." itself: the kind once.
         said = self.message.startswith(f"{self.kind}: ")

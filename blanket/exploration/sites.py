@@ -454,12 +454,18 @@ def parked_at(tx: Transaction) -> str:
 
     It asks for every thread's frame (on a free-threaded build that stops
     the world), so it is for messages, not for every step."""
-    frame = sys._current_frames().get(tx.thread.ident or -1)
-    while frame is not None and frame.f_code.co_filename.startswith(UNWATCHED):
-        frame = frame.f_back
+    frame = parked_frame(tx)
     if frame is None:
         return ""
     return f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
+
+
+def parked_frame(tx: Transaction) -> types.FrameType | None:
+    """The frame of the code that made *tx*'s call (see :func:`parked_at`)."""
+    frame = sys._current_frames().get(tx.thread.ident or -1)
+    while frame is not None and frame.f_code.co_filename.startswith(UNWATCHED):
+        frame = frame.f_back
+    return frame
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every access)
