@@ -33,8 +33,9 @@ as the search found it. So is a failure whose schedule does not replay to
 it.
 
 Shrinking is bounded: at most :data:`MAX_SEARCHES` bounded searches and
-:data:`MAX_REPLAYS` replays, within what is left of the search's own
-wall-clock budget (``max_seconds``). Cut short, the failure says so
+:data:`MAX_REPLAYS` replays, in :data:`MAX_SECONDS` at most, within what is
+left of the search's own wall-clock budget (``max_seconds``). Cut short,
+the failure says so
 (:attr:`Failure.shrunk <blanket.Failure.shrunk>`, at the end of its report):
 "the schedule may not be the smallest: shrinking stopped by ...", and so
 when a bounded search stopped short of telling (at another failure first,
@@ -73,6 +74,10 @@ from .tried import trying, untried
 MAX_SEARCHES = 8
 #: The most replays shrinking makes (the last check of the shrunk one aside).
 MAX_REPLAYS = 200
+#: The most seconds shrinking spends, within what is left of the search's
+#: budget: a failure found in seconds is not held back for minutes while a
+#: large space is searched again with fewer preemptions.
+MAX_SECONDS = 10.0
 
 #: The kinds of failure left as they are, and why.
 UNSHRUNK = {
@@ -96,7 +101,12 @@ def shrink(result: Exploration, setup: Setup, explore: Explore, options: dict[st
     if failure.kind in UNSHRUNK:
         failure.shrunk = f"the schedule was not shrunk: {UNSHRUNK[failure.kind]}"
         return
-    result.failure = _Shrinking(failure, setup, explore, options, deadline).shrunk()
+    bounded = deadline.within(MAX_SECONDS)
+    own = bounded.at < deadline.at  # (its own bound ends first)
+    shrinking = _Shrinking(failure, setup, explore, options, bounded if own else deadline)
+    if own:
+        shrinking.bound = f"after {MAX_SECONDS:g} s, its own bound"
+    result.failure = shrinking.shrunk()
 
 
 def exception_type(kind: str, message: str) -> str:
@@ -119,6 +129,8 @@ class _Shrinking:
                  options: dict[str, Any], deadline: Deadline) -> None:
         self.failure, self.setup, self.explore = failure, setup, explore
         self.options, self.deadline = options, deadline
+        #: How a report names the time bound, once spent.
+        self.bound = f"by {deadline.label}"
         self.kind = failure.kind
         self.raised = exception_type(failure.kind, failure.message)
         self.replays = 0
@@ -161,7 +173,7 @@ class _Shrinking:
     def _in_time(self) -> None:
         """:class:`_Spent` if the wall-clock budget is."""
         if self.deadline.spent():
-            raise _Spent(f"by {self.deadline.label}")
+            raise _Spent(self.bound)
 
     def shrunk(self) -> Failure:
         """The failure with its schedule shrunk, or as it was when it
@@ -211,7 +223,7 @@ class _Shrinking:
                 raise _Spent(f"at {within}: {error.summary}") from None
             failure = found.failure
             if failure is None and found.stopped.startswith("max_seconds="):
-                raise _Spent(f"by {self.deadline.label} ({within})")  # (what was left of it)
+                raise _Spent(f"{self.bound} ({within})")  # (what was left of it)
             if failure is None and found.stopped:
                 raise _Spent(f"by {found.stopped} ({within})")
             if failure is None:
