@@ -58,11 +58,12 @@ $(FT_PYTHON):
 # The interpreter for version $(1): the free-threaded build or a pyenv one.
 interpreter = $(if $(filter 3.13t,$(1)),$(FT_PYTHON),$(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python$(1)))))
 
-# A virtual environment per interpreter with blanket installed in it.
+# A virtual environment per interpreter with blanket installed in it, and
+# pytest (with pytest-xdist) for the tests of the pytest plugin.
 .venv-%/.installed: pyproject.toml setup.cfg | $(FT_PYTHON)
 	$(call interpreter,$*) -m venv .venv-$*
 	.venv-$*/bin/python -m pip install --quiet --upgrade pip
-	.venv-$*/bin/python -m pip install --quiet -e .
+	.venv-$*/bin/python -m pip install --quiet -e '.[pytest]'
 	touch $@
 
 # The whole suite under every interpreter of the matrix.
