@@ -67,9 +67,10 @@ def unshrunk(setup: Callable[[Scenario], Any], **options: Any) -> Failure:
 
 def shrunk(setup: Callable[[Scenario], Any], failure: Failure,
            search: Callable[..., Exploration] = explore, deadline: Deadline | None = None,
-           **options: Any) -> Failure:
-    """*failure* of *setup* shrunk, *search* making the bounded searches."""
-    result = Exploration("dfs", failure=failure)
+           elapsed: float = 0.0, **options: Any) -> Failure:
+    """*failure* of *setup* shrunk, *search* making the bounded searches,
+    the search having taken *elapsed* seconds."""
+    result = Exploration("dfs", failure=failure, elapsed=elapsed)
     with quiet_thread_errors():
         shrink(result, setup, search, {**OPTIONS, **options}, deadline or Deadline(120.0))
     assert result.failure is not None
@@ -304,18 +305,21 @@ class StoppedShort(unittest.TestCase):
         stopped = Exploration("dfs", stopped="max_seconds=0.25")
         again = shrunk(bugs.check_then_act, self.failure, finding(stopped))
         self.assertTrue(self.said(again).endswith(
-            "stopped after 10 s, its own bound (a search bounded to 0 preemption(s))"))
+            "stopped after 2 s, its own bound (a search bounded to 0 preemption(s))"))
         # The steps were shrunk all the same, within the preemptions it has.
         self.assertEqual(len(again.schedule), 5)
 
     def test_by_its_own_bound_within_a_larger_budget(self) -> None:
         # Before: shrinking had the rest of the search's budget, and a
-        # deadlock found in 3 s in rich 9.12.0 took 97 s to shrink.
-        with unittest.mock.patch.object(shrinking, "MAX_SECONDS", 0.0):
-            again = shrunk(bugs.check_then_act, self.failure)
-        self.assertEqual(again.schedule, self.failure.schedule)
-        self.assertEqual(self.said(again), "the schedule may not be the smallest: shrinking "
-                         "stopped after 0 s, its own bound")
+        # deadlock found in 3 s in rich 9.12.0 took 97 s to shrink. Now as
+        # long as the search took, 2 s at least, 10 s at most.
+        for took, said in ((0.0, "2"), (6.84, "6.8"), (60.0, "10")):
+            with self.subTest(took=took), unittest.mock.patch.object(
+                    Deadline, "within", lambda deadline, seconds: Deadline(seconds, 0.0)):
+                again = shrunk(bugs.check_then_act, self.failure, elapsed=took)
+            self.assertEqual(again.schedule, self.failure.schedule)
+            self.assertEqual(self.said(again), "the schedule may not be the smallest: "
+                             f"shrinking stopped after {said} s, its own bound")
 
     def test_by_max_schedules_in_a_bounded_search(self) -> None:
         stopped = Exploration("dfs", stopped="max_schedules=3")

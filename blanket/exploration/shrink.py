@@ -33,9 +33,10 @@ as the search found it. So is a failure whose schedule does not replay to
 it.
 
 Shrinking is bounded: at most :data:`MAX_SEARCHES` bounded searches and
-:data:`MAX_REPLAYS` replays, in :data:`MAX_SECONDS` at most, within what is
-left of the search's own wall-clock budget (``max_seconds``). Cut short,
-the failure says so
+:data:`MAX_REPLAYS` replays, in as long as the search took (between
+:data:`MIN_SECONDS` and :data:`MAX_SECONDS`), within what is left of the
+search's own wall-clock budget (``max_seconds``). Cut short, the failure
+says so
 (:attr:`Failure.shrunk <blanket.Failure.shrunk>`, at the end of its report):
 "the schedule may not be the smallest: shrinking stopped by ...", and so
 when a bounded search stopped short of telling (at another failure first,
@@ -74,10 +75,12 @@ from .tried import trying, untried
 MAX_SEARCHES = 8
 #: The most replays shrinking makes (the last check of the shrunk one aside).
 MAX_REPLAYS = 200
-#: The most seconds shrinking spends, within what is left of the search's
-#: budget: a failure found in seconds is not held back for minutes while a
-#: large space is searched again with fewer preemptions.
-MAX_SECONDS = 10.0
+#: The seconds shrinking spends at most: as long as the search took, but
+#: :data:`MIN_SECONDS` at least and :data:`MAX_SECONDS` at most, within what
+#: is left of the search's budget (a failure found in seconds is not held
+#: back for minutes while a large space is searched again with fewer
+#: preemptions).
+MIN_SECONDS, MAX_SECONDS = 2.0, 10.0
 
 #: The kinds of failure left as they are, and why.
 UNSHRUNK = {
@@ -101,11 +104,12 @@ def shrink(result: Exploration, setup: Setup, explore: Explore, options: dict[st
     if failure.kind in UNSHRUNK:
         failure.shrunk = f"the schedule was not shrunk: {UNSHRUNK[failure.kind]}"
         return
-    bounded = deadline.within(MAX_SECONDS)
+    seconds = min(MAX_SECONDS, max(MIN_SECONDS, result.elapsed))
+    bounded = deadline.within(seconds)
     own = bounded.at < deadline.at  # (its own bound ends first)
     shrinking = _Shrinking(failure, setup, explore, options, bounded if own else deadline)
     if own:
-        shrinking.bound = f"after {MAX_SECONDS:g} s, its own bound"
+        shrinking.bound = f"after {round(seconds, 1):g} s, its own bound"
     result.failure = shrinking.shrunk()
 
 
