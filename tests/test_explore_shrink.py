@@ -321,6 +321,33 @@ class StoppedShort(unittest.TestCase):
             self.assertEqual(self.said(again), "the schedule may not be the smallest: "
                              f"shrinking stopped after {said} s, its own bound")
 
+    def test_a_run_made_to_shrink_that_raises(self) -> None:
+        # Before: explore raised the setup's AssertionError, the failure it
+        # found lost (linecache's cache, left stale by the failing run, on
+        # 3.13t in the corpus's linecache_traceback).
+        poisoned: list[bool] = []
+
+        def setup(scenario: Scenario) -> None:
+            assert not poisoned, "the failing run left the cache stale"
+            lock = scenario.Lock()
+
+            def fails() -> None:
+                with lock:  # (steps to shrink)
+                    pass
+                poisoned.append(True)
+                raise ValueError("the bug")
+            scenario.thread(fails)
+        with quiet_thread_errors(), untried():  # (untried: the search's own failure)
+            found = blanket.explore(setup, timeout=TIMEOUT).failure
+        assert found is not None
+        poisoned.clear()
+        again = shrunk(setup, found)
+        self.assertEqual(again.schedule, found.schedule)
+        self.assertEqual(again.shrunk, "the schedule was not shrunk: a run made to shrink it "
+                         "raised AssertionError: the failing run left the cache stale (the "
+                         "failing run may have left state the setup does not expect)")
+        self.assertIn("ValueError: the bug", str(again))
+
     def test_by_max_schedules_in_a_bounded_search(self) -> None:
         stopped = Exploration("dfs", stopped="max_schedules=3")
         again = shrunk(bugs.check_then_act, self.failure, finding(stopped))

@@ -181,7 +181,19 @@ class _Shrinking:
 
     def shrunk(self) -> Failure:
         """The failure with its schedule shrunk, or as it was when it
-        cannot be (saying why)."""
+        cannot be (saying why). Whatever the runs shrinking makes raise (a
+        setup that finds what the failing run left in process-wide state,
+        linecache's cache, not as it expects) leaves the failure found as
+        it is: shrinking never costs the user a failure."""
+        try:
+            return self._shrunk()
+        except Exception as error:  # noqa: BLE001 - the failure found stands
+            said = f"{type(error).__name__}: {error}".rstrip(": ")
+            return replace(self.failure, shrunk="the schedule was not shrunk: a run made to "
+                           f"shrink it raised {said} (the failing run may have left state the "
+                           "setup does not expect)")
+
+    def _shrunk(self) -> Failure:
         original = self.failure.schedule
         cut = ""  # why the schedule may not be the smallest
         try:
