@@ -350,7 +350,8 @@ class _Line:
         text = str(progress)
         self.stream.write("\r" + text.ljust(self.width))
         self.stream.flush()
-        self.width = len(text)
+        # What shows: the text, and what a longer line before left rubbed out.
+        self.width = max(self.width, len(text))
 
     def clear(self) -> None:
         """Rub the line out, if one is shown."""

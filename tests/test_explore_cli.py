@@ -21,8 +21,11 @@ import unittest.mock
 from pathlib import Path
 from typing import Any
 
+import blanket.__main__ as blanket_main
 from blanket.__main__ import main
 from blanket.exploration import reporting
+
+from .support import unchecked
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -31,6 +34,16 @@ BOUND = 300.0
 RACY = "tests.explore_bugs:check_then_act"
 FIXED = "tests.explore_bugs:check_then_act_fixed"
 COUNTER = "tests.lin_structures:COUNTER_OPERATIONS"
+
+
+class Said:
+    """A progress report that is its *text* (not done)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.done = text, False
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class Terminal(io.StringIO):
@@ -128,6 +141,19 @@ class Explore(unittest.TestCase):
         self.assertRegex(lines[2], r"^2 schedules, [\d,]+ runs/s, 0 races, 0 gaps, 9,998 left")
         self.assertEqual(lines[3:], [" " * len(lines[2]), ""])  # rubbed out at the end
         self.assertTrue(printed.startswith("dfs: 2 distinct schedule(s), the whole space"))
+
+    def test_the_rubbing_out_covers_the_longest_line_shown(self) -> None:
+        # Before: after a shorter line (fewer runs/s) it rubbed out only
+        # that one's length, and the test above failed now and then.
+        terminal = Terminal()
+        line = blanket_main._Line(terminal)
+        with unchecked():  # (a stand-in for a Progress: only its text shows)
+            for text in ("1 schedules, 1,000 runs/s", "2 schedules, 9 runs/s"):
+                line(Said(text))  # type: ignore[arg-type]
+        line.clear()
+        self.assertEqual(terminal.getvalue().split("\r"),
+                         ["", "1 schedules, 1,000 runs/s", "2 schedules, 9 runs/s    ",
+                          " " * 25, ""])
 
     def test_no_line_when_no_report_came(self) -> None:
         with unittest.mock.patch.object(reporting, "INTERVAL", 1e9):
