@@ -48,9 +48,13 @@ def fails_so(again: Replay, kind: str, raised: str, preemptions: int) -> bool:
 
 
 def searched(setup: Callable[[Scenario], Any], **options: Any) -> Failure:
-    """The failure ``explore`` reports for *setup* (shrunk)."""
+    """The failure ``explore`` reports for *setup* (shrunk, with no bound of
+    its own on the time shrinking takes: under coverage and typeguard the
+    philosophers' took more than its 2 s, and these tests check what
+    shrinking finds, not how fast)."""
     options.setdefault("timeout", TIMEOUT)
-    with quiet_thread_errors():
+    with quiet_thread_errors(), unittest.mock.patch.object(shrinking, "MIN_SECONDS", 600.0), \
+            unittest.mock.patch.object(shrinking, "MAX_SECONDS", 600.0):
         failure = blanket.explore(setup, **options).failure
     assert failure is not None
     return failure
