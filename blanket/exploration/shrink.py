@@ -75,12 +75,14 @@ from .tried import trying, untried
 MAX_SEARCHES = 8
 #: The most replays shrinking makes (the last check of the shrunk one aside).
 MAX_REPLAYS = 200
-#: The seconds shrinking spends at most: as long as the search took, but
-#: :data:`MIN_SECONDS` at least and :data:`MAX_SECONDS` at most, within what
-#: is left of the search's budget (a failure found in seconds is not held
-#: back for minutes while a large space is searched again with fewer
-#: preemptions).
-MIN_SECONDS, MAX_SECONDS = 2.0, 10.0
+#: The seconds shrinking may spend however quickly the search found the
+#: failure: shrinking spends as long as the search took, this at least and
+#: :data:`MAX_SECONDS` at most, within what is left of the search's budget.
+MIN_SECONDS = 2.0
+#: The seconds shrinking spends at most (see :data:`MIN_SECONDS`): a
+#: failure found in seconds is not held back for minutes while a large
+#: space is searched again with fewer preemptions.
+MAX_SECONDS = 10.0
 
 #: The kinds of failure left as they are, and why.
 UNSHRUNK = {
