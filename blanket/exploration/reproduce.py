@@ -42,7 +42,7 @@ from .processwide import Snapshot
 from .races import report as races_report
 from .result import Setup, Step
 from .run import CONSEQUENCE, Option, Run, run_once
-from .sites import parked_at, parked_frame
+from .sites import frame_place, parked_frame
 from .unseen import Unseen
 from .watch import Transitive
 
@@ -235,11 +235,11 @@ def _made_at(tx: Any) -> tuple[str, str]:
     the name it gives the primitive there (see :func:`named`); ``""`` for
     an access (its step says where it is itself), and for the place of code
     with no file (a doctest's, ``<stdin>``)."""
-    if tx.spec.kind == "Memory":
+    frame = None if tx.spec.kind == "Memory" else parked_frame(tx)
+    if frame is None:
         return "", ""
-    place, frame = parked_at(tx), parked_frame(tx)
-    name = "" if frame is None else named(frame, tx.primitive)
-    return ("" if place.startswith("<") else place), name
+    place = frame_place(frame)  # (one look at the threads' frames: it stops the world on 3.13t)
+    return ("" if place.startswith("<") else place), named(frame, tx.primitive)
 
 
 def named(frame: Any, primitive: Any) -> str:

@@ -455,8 +455,11 @@ def parked_at(tx: Transaction) -> str:
     It asks for every thread's frame (on a free-threaded build that stops
     the world), so it is for messages, not for every step."""
     frame = parked_frame(tx)
-    if frame is None:
-        return ""
+    return "" if frame is None else frame_place(frame)
+
+
+def frame_place(frame: types.FrameType) -> str:
+    """Where *frame* is, as ``file:line`` with the file by its module's path."""
     return f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
 
 
