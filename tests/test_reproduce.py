@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import importlib.machinery
+import linecache
 import sys
 import tempfile
 import types
@@ -18,6 +19,7 @@ from typing import Any
 import blanket
 from blanket import Scenario
 from blanket.exploration import reproduce
+from blanket.exploration.reproduce import lambda_text
 from blanket.exploration.tried import untried
 
 from . import explore_bugs as bugs
@@ -181,9 +183,10 @@ class GeneratedSource(unittest.TestCase):
         failure = failure_of(lambda scenario: broken_invariant(scenario))
         source = failure.source
         compile(source, "test_written.py", "exec")  # no "self.replay(lambda, [...])"
-        self.assertIn("# GeneratedSource.test_a_lambda_is_called_setup_in_valid_python.<locals>"
-                      ".<lambda> is not importable: define it at module level as setup, then\n"
-                      f"# from {__name__} import setup\n", source)
+        self.assertIn("# setup: GeneratedSource.test_a_lambda_is_called_setup_in_valid_python."
+                      "<locals>.<lambda> is not importable; define it at module level\n"
+                      "# setup = lambda scenario: broken_invariant(scenario)\n"
+                      f"# and import it: from {__name__} import setup\n", source)
         self.assertIn("        self.replay(setup, [])\n", source)
         self.assertIn("never holds", only_problem(replay(source, setup=broken_invariant)))
 
@@ -195,6 +198,37 @@ class GeneratedSource(unittest.TestCase):
         assert result.failure is not None
         compile(result.failure.source, "test_written.py", "exec")
         self.assertIn("workload.setup(make", result.failure.source)
+
+    def test_two_lambdas_are_two_operations_each_with_its_text(self) -> None:
+        from blanket.linearizability import report
+
+        from . import lin_structures
+
+        operations = [lambda c: c.increment(), lambda c: c.get()]
+        workload = blanket.Workload([[operations[0]], [operations[0], operations[1]]])
+        source = report.source(workload, (), "not linearizable", "",
+                               lin_structures.UnlockedCounter, operations, None, None)
+        compile(source, "test_written.py", "exec")
+        self.assertIn("# operation = lambda c: c.increment()\n", source)
+        self.assertIn("# operation_2 = lambda c: c.get()\n", source)
+        self.assertIn("# and import it: from tests.test_reproduce import operation_2\n", source)
+        self.assertIn("blanket.Workload([[operation], [operation, operation_2]])", source)
+
+    def test_a_lambda_s_text_is_found_where_it_can_be(self) -> None:
+        pair = [lambda c: c.pop(), lambda c, k=3: c.get(k,
+                                                        "\u00e9")]
+        self.assertEqual(lambda_text(pair[0]), "lambda c: c.pop()")
+        self.assertEqual(lambda_text(pair[1]), 'lambda c, k=3: c.get(k, "\\u00e9")')
+        self.assertIsNone(lambda_text(broken_invariant))  # (not a lambda)
+        self.assertIsNone(lambda_text(len))
+        self.assertIsNone(lambda_text(eval("lambda q: q")))  # noqa: S307 - (no source)
+        namespace: dict[str, Any] = {}
+        exec(compile("f = lambda q: q", "<not python now>", "exec"), namespace)  # noqa: S102
+        linecache.cache["<not python now>"] = (5, None, ["f = lambda q:\n"], "<not python now>")
+        try:
+            self.assertIsNone(lambda_text(namespace["f"]))
+        finally:
+            del linecache.cache["<not python now>"]
 
     def test_a_setup_without_a_qualified_name(self) -> None:
         class Setup:

@@ -30,9 +30,12 @@ call asleep is run again with that call expired).
 
 from __future__ import annotations
 
+import ast
 import keyword
+import linecache
 import re
 import sys
+import types
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -275,6 +278,31 @@ def identifier(qualname: str | None, fallback: str) -> str:
     return name if name.isidentifier() and not keyword.iskeyword(name) else fallback
 
 
+def lambda_text(function: object) -> str | None:
+    """The source of *function* when it is a lambda whose text can be
+    found (``lambda c: c.pop()``), on one line; else ``None``. Where a line
+    has several lambdas, the positions of its code tell which it is."""
+    code = getattr(function, "__code__", None)
+    if not isinstance(code, types.CodeType) or code.co_name != "<lambda>":
+        return None
+    text = "".join(linecache.getlines(code.co_filename))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):  # (not Python, or not this file's source now)
+        return None
+    lambdas = [node for node in ast.walk(tree)
+               if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno]
+    starts = [(line, column) for line, _, column, end in code.co_positions()
+              if line is not None and column is not None and (column, end) != (0, 0)]
+    if starts and len(lambdas) > 1:
+        first = min(starts)
+        lambdas = [node for node in lambdas if (node.body.lineno, node.body.col_offset)
+                   <= first <= (node.body.end_lineno, node.body.end_col_offset)]
+    if len(lambdas) != 1:
+        return None
+    return " ".join((ast.get_source_segment(text, lambdas[0]) or "").split())
+
+
 def class_name(name: str) -> str:
     """The generated test case's name for a setup called *name*."""
     words = re.findall(r"[A-Za-z0-9]+", name)
@@ -330,6 +358,10 @@ def import_lines(setup: Any, function: str, qualname: str | None,
         note = [f"# {function} is defined in {where}, run as a script: its folder must be",
                 "# on sys.path, and its top level guarded by if __name__ == '__main__'."]
     if "<" in qualname or "." in qualname:
+        text = lambda_text(setup)
+        if text is not None:
+            return [f"# {function}: {qualname} is not importable; define it at module level",
+                    f"# {function} = {text}", f"# and import it: from {module} import {function}"]
         return [f"# {qualname} is not importable: define it at module level"
                 f"{'' if qualname.endswith('.' + function) else f' as {function}'}, then",
                 f"# from {module} import {function}"]

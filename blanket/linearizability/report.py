@@ -121,12 +121,19 @@ def _holder(value: object, modules: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
-def _named(value: Any, fallback: str) -> tuple[str, list[str]]:
-    """The name a generated test calls *value* by, and its import lines."""
+def _named(value: Any, fallback: str, taken: dict[str, object]) -> tuple[str, list[str]]:
+    """The name a generated test calls *value* by, and its import lines:
+    one no other value has in *taken* (names given so far, each to its
+    value), where the name it has is not (two lambdas: ``operation`` and
+    ``operation_2``). *taken* is given the name."""
     qualname = getattr(value, "__qualname__", None)
     if not isinstance(qualname, str):
         qualname = None
-    name = identifier(qualname, fallback)
+    name = given = identifier(qualname, fallback)
+    number = 1
+    while taken.setdefault(name, value) is not value:
+        number += 1
+        name = f"{given}_{number}"
     return name, import_lines(value, name, qualname)
 
 
@@ -135,9 +142,10 @@ def source(workload: Workload, schedule: Sequence[Step], kind: str, summary: str
            model: Callable[[], Any] | None, partition: Callable[..., Any] | None) -> str:
     """The test source replaying *schedule* of *workload*, which failed with *kind*."""
     imports: list[str] = []
+    taken: dict[str, object] = {}
 
     def named(value: Any, fallback: str) -> str:
-        name, lines = _named(value, fallback)
+        name, lines = _named(value, fallback, taken)
         imports.extend(line for line in lines if line not in imports)
         return name
 
