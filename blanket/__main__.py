@@ -64,6 +64,7 @@ from .interpreters import refuse_untested
 from .linearizability.check import Linearizability, check_linearizable, check_operations
 from .linearizability.report import LinearizabilityFailure
 from .seconds import BUDGET, parse_seconds
+from .timeline import format_schedule
 
 
 def _named(name: str, shape: str) -> object:
@@ -415,6 +416,8 @@ def _verdict(args: argparse.Namespace, result: Exploration | Linearizability,
     print(result, file=said)
     test = None
     if failure is not None:
+        print(f"\nthe schedule as a timeline (one column per thread):\n"
+              f"{format_schedule(failure.schedule)}\n", file=said)
         name = "".join(c if c.isalnum() else "_" for c in getattr(named, "__name__", "setup"))
         path = args.out / f"test_{name}_schedule.py"
         path.write_text(failure.source)

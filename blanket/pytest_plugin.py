@@ -50,6 +50,7 @@ from .scenario import Scenario
 from .seconds import BUDGET, check_seconds, parse_seconds
 from .testcase import clean_up
 from .threads import thread_names
+from .timeline import failure_report
 
 #: The bound on the scenario fixture's waits, as ScenarioTestCase's
 #: ``stall_timeout`` is by default.
@@ -212,32 +213,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 # -- the failures -----------------------------------------------------------------------
 
-def timeline(schedule: Sequence[Step]) -> str:
-    """*schedule* as a timeline: one column per thread, one row per step."""
-    if not schedule:
-        return "  (no steps)"
-    threads = list(dict.fromkeys(step.thread for step in schedule))
-    cells = []
-    for number, step in enumerate(schedule, 1):
-        text = f"{number}. {str(step)[len(step.thread) + 2:]}"
-        cells.append([text if step.thread == thread else "" for thread in threads])
-    widths = [max([len(thread)] + [len(row[i]) for row in cells])
-              for i, thread in enumerate(threads)]
-
-    def line(values: list[str]) -> str:
-        return "  " + " | ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)
-                                 ).rstrip()
-
-    rows = [line(threads), "  " + "-+-".join("-" * w for w in widths)]
-    return "\n".join(rows + [line(row) for row in cells])
-
-
-def report(what: str, verdict: str, schedule: Sequence[Step], source: str) -> str:
-    """A failure as the test's report shows it."""
-    return (f"{what} failed: {verdict}\n\nthe schedule as a timeline (one column per "
-            f"thread):\n{timeline(schedule)}\n\na test that replays it:\n\n{source}")
-
-
 # -- the fixtures -----------------------------------------------------------------------
 
 def _marked(node: pytest.Item) -> dict[str, Any]:
@@ -277,7 +252,7 @@ class _Searches:
     def done(self, kind: str, of: object, result: Exploration | Linearizability) -> None:
         """Count *result* of the search *kind* of *of* (the setup, the
         factory), and keep its verdict with the test's report; a failure
-        fails the test, with its report (:func:`report`)."""
+        fails the test, with its report (:func:`blanket.timeline.failure_report`)."""
         tally = self.config.stash[_TALLY]
         if isinstance(result, Exploration):
             tally.explorations += 1
@@ -294,8 +269,8 @@ class _Searches:
             return
         tally.failures += 1
         name = getattr(of, "__qualname__", repr(of))
-        pytest.fail(report(f"{kind}({name})", str(result), failure.schedule, failure.source),
-                    pytrace=False)
+        pytest.fail(failure_report(f"{kind}({name}) failed: {result}", failure.schedule,
+                                   failure.source), pytrace=False)
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from .scenario import Scenario
 from .seconds import check_seconds
 from .states import State
 from .threads import thread_names
-from .timeline import format_timeline
+from .timeline import failure_report, format_timeline
 from .transaction import Transaction
 
 # unittest leaves the frames of modules marked so out of a failure's
@@ -140,7 +140,8 @@ class ScenarioTestCase(unittest.TestCase):
         options.setdefault("timeout", self.stall_timeout)
         result = explore(setup, **options)
         if result.failure is not None:
-            self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
+            self.fail(failure_report(str(result), result.failure.schedule,
+                                     result.failure.source))
         return result
 
     def assertLinearizable(self, make: Callable[[], Any],  # noqa: N802 - unittest style
@@ -154,7 +155,8 @@ class ScenarioTestCase(unittest.TestCase):
         options.setdefault("timeout", self.stall_timeout)
         result = check_linearizable(make, operations, **options)
         if result.failure is not None:
-            self.fail(f"{result}\n\na test that replays it:\n\n{result.failure.source}")
+            self.fail(failure_report(str(result), result.failure.schedule,
+                                     result.failure.source))
         return result
 
     def replay(self, setup: Callable[[Scenario], Callable[[], object] | None],

@@ -1,15 +1,22 @@
-"""The log as a per-thread timeline: one column per thread, one row per call.
+"""Timelines: one column per thread, one row per call or step.
 
-Failure messages of :class:`~blanket.ScenarioTestCase` show it, and
-``scenario.format_log()`` gives it for print-debugging.
+A scenario's log as a timeline is in the failure messages of
+:class:`~blanket.ScenarioTestCase`'s assertions, and ``scenario.format_log()``
+gives it for print-debugging; a failure's schedule as a timeline is in every
+report of a failure a search found (:func:`failure_report`: a test's, the
+pytest plugin's, the command line's).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from .transaction import Transaction
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .exploration.result import Step
 
 
 def cell(tx: Transaction) -> str:
@@ -35,9 +42,24 @@ def format_timeline(log: Iterable[Transaction],
         return "(no calls logged)"
     cells = [[cell(tx) if tx.thread is thread else "" for thread in columns]
              for tx in entries]
-    heads = [thread.name for thread in columns]
+    return _table([thread.name for thread in columns], cells)
+
+
+def format_schedule(schedule: Sequence[Step]) -> str:
+    """The steps of *schedule* (a failure's), numbered in order, one column
+    per thread."""
+    if not schedule:
+        return "  (no steps)"
+    threads = list(dict.fromkeys(step.thread for step in schedule))
+    cells = [[f"{number}. {str(step)[len(step.thread) + 2:]}" if step.thread == thread else ""
+              for thread in threads] for number, step in enumerate(schedule, 1)]
+    return _table(threads, cells)
+
+
+def _table(heads: list[str], cells: list[list[str]]) -> str:
+    """Columns headed *heads*, a row per list of *cells*, indented."""
     widths = [max([len(heads[i])] + [len(row[i]) for row in cells])
-              for i in range(len(columns))]
+              for i in range(len(heads))]
 
     def line(values: list[str]) -> str:
         return " | ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
@@ -45,3 +67,11 @@ def format_timeline(log: Iterable[Transaction],
     rows = [line(heads), "-+-".join("-" * w for w in widths)]
     rows += [line(row) for row in cells]
     return "\n".join(f"  {row}" for row in rows)
+
+
+def failure_report(verdict: str, schedule: Sequence[Step], source: str) -> str:
+    """A search's result with a failure, as a failed test shows it:
+    *verdict* (the result in words), the failure's *schedule* as a
+    timeline, and *source*, the test that replays it."""
+    return (f"{verdict}\n\nthe schedule as a timeline (one column per thread):\n"
+            f"{format_schedule(schedule)}\n\na test that replays it:\n\n{source}")

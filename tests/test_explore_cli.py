@@ -78,7 +78,11 @@ class Explore(unittest.TestCase):
         self.assertIn("class TestCheckThenActSchedule(blanket.ScenarioTestCase):",
                       test.read_text())
         found = json.loads(report.read_text())
-        self.assertEqual(found["verdict"] + f"\nthe failure's test: {test}\n", printed)
+        verdict, timeline = printed.split("\n\nthe schedule as a timeline (one column per "
+                                          "thread):\n")
+        self.assertEqual(found["verdict"], verdict)
+        self.assertRegex(timeline, r"^  A +\| B\n  -+\+-+\n  1\. Lock 1 Lock\.acquire +\|\n")
+        self.assertTrue(timeline.endswith(f"\n\nthe failure's test: {test}\n"), timeline)
         self.assertEqual(
             {key: found[key] for key in ("command", "ok", "strategy", "kind", "test",
                                           "exhausted", "stopped", "unseen", "races",

@@ -393,10 +393,6 @@ class InProcess(unittest.TestCase):
                          "1 exploration(s), 1 linearizability check(s): 3 schedule(s), 1 of 2 "
                          "search(es) covered their whole space, 1 failure(s) found")
 
-    def test_an_empty_schedule_as_a_timeline(self) -> None:
-        from blanket import pytest_plugin
-        self.assertEqual(pytest_plugin.timeline(()), "  (no steps)")
-
 
 def pytest_command(*args: str, python: str = sys.executable) -> list[str]:
     return [python, "-m", "pytest", *BASE, "-p", "blanket.pytest_plugin", *args]

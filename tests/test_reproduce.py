@@ -463,7 +463,9 @@ class ExploreInATestCase(unittest.TestCase):
         self.assertNotIn("deadlock: deadlock:", message)
         # (shrunk: B takes its first lock, and the replay's rule lets A take its own)
         self.assertRegex(message, r"schedule:\n  1\. B: Lock 2 Lock\.acquire  "
-                                  r"\(outer at tests/explore_bugs\.py:\d+\)\n\na test")
+                                  r"\(outer at tests/explore_bugs\.py:\d+\)\n\nthe schedule "
+                                  r"as a timeline \(one column per thread\):\n  B\n  -+\n"
+                                  r"  1\. Lock 2 Lock\.acquire\n\na test")
         self.assertIn("a test that replays it:\n\n\"\"\"Replays a schedule", message)
         self.assertIn("class TestAbbaSchedule(blanket.ScenarioTestCase):", message)
 

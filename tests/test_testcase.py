@@ -12,7 +12,7 @@ from collections.abc import Callable
 import blanket
 from blanket import State
 from blanket.threads import thread_names
-from blanket.timeline import format_timeline
+from blanket.timeline import format_schedule, format_timeline
 
 from .support import keeping, quiet_thread_errors
 
@@ -463,6 +463,20 @@ class Workers(blanket.ScenarioTestCase):
 
 
 class Timeline(unittest.TestCase):
+    def test_a_schedule_as_a_timeline(self) -> None:
+        from blanket.exploration.result import Step
+
+        schedule = (Step("A", "Lock.acquire", "Lock 1", "BLOCKED"),
+                    Step("Beta", "Lock.acquire", "Lock 1", "BLOCKED"),
+                    Step("A", "Lock.release", "Lock 1", "BLOCKED"))
+        self.assertEqual(format_schedule(schedule).splitlines(), [
+            "  A                      | Beta",
+            "  -----------------------+-----------------------",
+            "  1. Lock 1 Lock.acquire |",
+            "                         | 2. Lock 1 Lock.acquire",
+            "  3. Lock 1 Lock.release |"])
+        self.assertEqual(format_schedule(()), "  (no steps)")
+
     """format_timeline and Scenario.format_log."""
 
     def test_empty_log(self) -> None:
