@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 
 from .exploration.arguments import parse_shard
-from .exploration.result import Exploration, Setup, Step
+from .exploration.result import Exploration, Setup
 from .exploration.search import explore as _explore
 from .linearizability.check import Linearizability
 from .linearizability.check import check_linearizable as _check_linearizable
