@@ -11,9 +11,12 @@ report branches the source does not have.) ``--typeguard`` alone runs the
 suite with typeguard only. Discovery runs over ``tests/test*.py`` with the
 repository root as the top-level directory.
 
-With ``-j N`` the test modules are shared out among N worker processes (0:
-one per core this process may use), each given the next module as soon as
-it is done with one, the biggest modules first. A worker runs under
+With ``-j N`` the test modules are shared out among N worker processes at
+a time (0: one per core this process may use), each given the next module
+of its pass as soon as it is done with one, the biggest modules first. A
+worker that has run modules for :data:`RECYCLE` seconds, or whose pass has
+none left, ends, and a fresh one takes its place, for the pass with the
+most modules left per worker. A worker runs under
 coverage when this process does (``coverage run -p``: each writes a data
 file of its own, for ``coverage combine``), and with typeguard when asked.
 Each module is bounded (:data:`MODULE_BOUND` seconds): past it, the worker
@@ -54,6 +57,7 @@ import typing
 import unittest
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +66,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: How long one test module may run in a worker, in seconds, before the
 #: worker dumps its threads' stacks and is stopped.
 MODULE_BOUND = 1800
+
+#: How long a worker runs modules, in seconds, before it is replaced by a
+#: fresh process (the next module it would have run goes to the new one).
+RECYCLE = 30.0
 
 
 def _loader(patterns: list[str]) -> unittest.TestLoader:
@@ -100,15 +108,20 @@ def remembered_lookups(typeguard, others):
                 f"is not an instance of {origin.__module__}.{origin.__qualname__}")
 
     def lookup(origin, args, extras):
-        key = (origin, args, extras)
+        # (Callable[[int], str]'s argument list is unhashable: a tuple in the key)
+        key = (origin, tuple(tuple(a) if type(a) is list else a for a in args), extras)
         try:
             return remembered[key]
         except KeyError:
             pass
-        except TypeError:  # (unhashable: Callable[[int], str]'s argument list)
+        except TypeError:  # (unhashable all the same)
             return None
         if origin is Callable and args[:1] == (Ellipsis,):
             checker = callable_only
+        elif origin is Callable and args and type(args[0]) is list:
+            checker = signature_remembered(
+                next(filter(None, (other(origin, args, extras) for other in others))),
+                len(args[0]))
         else:
             checker = next(filter(None, (other(origin, args, extras) for other in others)),
                            None)
@@ -118,6 +131,28 @@ def remembered_lookups(typeguard, others):
                 checker = union_of(checker, args)
         remembered[key] = checker
         return checker
+
+    def signature_remembered(checker, count):
+        # A plain function's signature, all typeguard checks of it against
+        # Callable[[...], R], follows from its code, the number of its
+        # defaults and the names of its keyword-only ones: a function (or
+        # a method of one) made again from the same code is not looked at
+        # again (inspect.signature took 40 us a call).
+        passed = set()
+
+        def check(value, origin, args, memo):
+            kind = type(value)
+            function = value.__func__ if kind is MethodType else value
+            if type(function) is not FunctionType or (
+                    "__wrapped__" in function.__dict__ or "__signature__" in function.__dict__):
+                checker(value, origin, args, memo)
+                return
+            key = (kind, function.__code__, len(function.__defaults__ or ()),
+                   tuple(function.__kwdefaults__ or ()), count)
+            if key not in passed:
+                checker(value, origin, args, memo)
+                passed.add(key)
+        return check
 
     def union_of(checker, members):
         # A value of one of the plain classes passes at once; else the
@@ -146,6 +181,8 @@ def _remembered_lookups(typeguard: Any) -> Callable[[Any, tuple[Any, ...], tuple
     A union lets a value of one of its plain classes (``None`` too) pass
     before its members are tried one by one. The checks made are the same."""
     scope: dict[str, Any] = {"Callable": collections.abc.Callable,
+                             "FunctionType": types.FunctionType,
+                             "MethodType": types.MethodType,
                              "UNIONS": (typing.Union, types.UnionType)}
     exec(compile(_REMEMBERED_LOOKUPS, typeguard.__file__, "exec"), scope)  # noqa: S102
     return scope["remembered_lookups"](typeguard, list(typeguard.checker_lookup_functions))
@@ -219,26 +256,38 @@ def _under_coverage() -> bool:
     return coverage is not None and coverage.Coverage.current() is not None
 
 
-class _Worker:
-    """A worker process and the two pipes the runner talks to it by; it
-    runs the modules of *waiting* (its pass's), named with *label*."""
+@dataclass
+class _Pass:
+    """One pass over the modules: the worker flags it runs them with, the
+    label its lines carry, whether its workers run under coverage, and the
+    modules it has yet to give out."""
 
-    def __init__(self, flags: list[str], waiting: deque[str], label: str = "",
-                 covered: bool = True) -> None:
-        self.waiting, self.label = waiting, label
+    flags: list[str]
+    label: str
+    covered: bool
+    waiting: deque[str]
+
+
+class _Worker:
+    """A worker process of *run* (a pass) and the two pipes the runner
+    talks to it by."""
+
+    def __init__(self, run: _Pass) -> None:
+        self.run = run
         commands_in, self.commands = os.pipe()
         self.results, results_out = os.pipe()
         prefix = (["-m", "coverage", "run", "--parallel-mode"]
-                  if covered and _under_coverage() else [])
+                  if run.covered and _under_coverage() else [])
         self.process = subprocess.Popen(  # noqa: S603 - this interpreter, our own module
             [sys.executable, *prefix, "-m", "tests", "--worker",
-             f"{commands_in},{results_out}", *flags],
+             f"{commands_in},{results_out}", *run.flags],
             cwd=ROOT, stdin=subprocess.DEVNULL, pass_fds=(commands_in, results_out))
         os.close(commands_in)
         os.close(results_out)
         self.inbox = os.fdopen(self.results)
         self.module: str | None = None
         self.started = 0.0
+        self.busy = 0.0  # seconds spent running modules
 
     def give(self, module: str | None) -> None:
         """Send the next *module*, or (``None``) tell the worker to end."""
@@ -250,23 +299,30 @@ class _Worker:
             os.write(self.commands, f"{module}\n".encode())
 
 
-def _workers(args: argparse.Namespace) -> list[_Worker]:
-    """The workers of the run, each with the modules of its pass to run:
-    every module once; with ``--typeguard-beside``, every module a second
-    time, with typeguard and not under coverage, in half the workers (one
-    at least), at the same time."""
+def _passes(args: argparse.Namespace) -> tuple[int, list[_Pass]]:
+    """How many workers run at once, and the passes they share out: every
+    module once; with ``--typeguard-beside``, every module a second time,
+    with typeguard and not under coverage."""
     jobs = args.jobs or len(os.sched_getaffinity(0))
     flags = [*(["--typeguard"] if args.typeguard else []), *(["-v"] if args.verbose else []),
              *(f"-k{pattern}" for pattern in args.patterns)]
-    modules = _modules()
-    if not args.typeguard_beside:
-        waiting = deque(modules)
-        return [_Worker(flags, waiting) for _ in range(min(jobs, len(modules)))]
-    checked = max(1, jobs // 2)
-    covered, typed = deque(modules), deque(modules)
-    return [*(_Worker(flags, covered) for _ in range(max(1, jobs - checked))),
-            *(_Worker([*flags, "--typeguard"], typed, " (typeguard)", covered=False)
-              for _ in range(checked))]
+    passes = [_Pass(flags, "", True, deque(_modules()))]
+    if args.typeguard_beside:
+        passes.append(_Pass([*flags, "--typeguard"], " (typeguard)", False, deque(_modules())))
+    return jobs, passes
+
+
+def _next_worker(passes: list[_Pass], busy: dict[int, int]) -> _Worker | None:
+    """A new worker for the pass with the most modules left per worker
+    running it (*busy*: workers per pass, by id), given its first module;
+    ``None`` when no module is left."""
+    left = [run for run in passes if run.waiting]
+    if not left:
+        return None
+    run = max(left, key=lambda r: len(r.waiting) / (1 + busy.get(id(r), 0)))
+    worker = _Worker(run)
+    worker.give(run.waiting.popleft())
+    return worker
 
 
 def _in_workers(args: argparse.Namespace) -> int:
@@ -275,31 +331,43 @@ def _in_workers(args: argparse.Namespace) -> int:
     broken: list[str] = []
     gists: list[str] = []
     timings: list[tuple[float, str]] = []
-    workers = _workers(args)
-    total = sum(len(queue) for queue in {id(w.waiting): w.waiting for w in workers}.values())
+    jobs, passes = _passes(args)
+    total = sum(len(one.waiting) for one in passes)
+    busy: dict[int, int] = {}
+    workers: list[_Worker] = []
     with selectors.DefaultSelector() as selector:
-        for worker in workers:
-            worker.give(worker.waiting.popleft())
-            selector.register(worker.inbox, selectors.EVENT_READ, worker)
+
+        def start() -> None:
+            worker = _next_worker(passes, busy)
+            if worker is not None:
+                workers.append(worker)
+                busy[id(worker.run)] = busy.get(id(worker.run), 0) + 1
+                selector.register(worker.inbox, selectors.EVENT_READ, worker)
+
+        for _ in range(jobs):
+            start()
         while selector.get_map():
             for key, _ in selector.select():
                 worker = key.data
                 line = worker.inbox.readline()
-                if not line:  # the worker ended while running a module
+                if not line:  # the worker ended, while running a module or told to
                     selector.unregister(worker.inbox)
+                    busy[id(worker.run)] -= 1
                     if worker.module is not None:
                         status = worker.process.wait()
-                        broken.append(worker.module)
+                        broken.append(worker.module + worker.run.label)
                         print(f"{worker.module}: its worker ended (exit status {status}) "
                               f"after {time.perf_counter() - worker.started:.0f} s; "
                               "see its output above", flush=True)
+                    start()
                     continue
                 done = json.loads(line)
-                module = done["module"] + worker.label
+                module = done["module"] + worker.run.label
                 run += done["run"]
                 failed += done["failed"]
                 skipped += done["skipped"]
                 timings.append((done["seconds"], module))
+                worker.busy += done["seconds"]
                 verdict = "FAILED" if done["failed"] else "ok"
                 if done["run"] or done["failed"]:  # (-k leaves some modules empty)
                     print(f"[{len(timings)}/{total}] {module}: {done['run']} tests, {verdict} "
@@ -309,18 +377,21 @@ def _in_workers(args: argparse.Namespace) -> int:
                 if done["failed"]:
                     broken.append(module)
                     gists.extend(_gist(done["output"]))
-                worker.give(worker.waiting.popleft() if worker.waiting else None)
-    waiting = [module + worker.label for worker in workers for module in worker.waiting]
-    if waiting:  # every worker of a pass ended early
-        broken.extend(dict.fromkeys(waiting))
-        print(f"not run, their workers having ended: {', '.join(dict.fromkeys(waiting))}")
+                # A worker is replaced once it has run for RECYCLE seconds
+                # (what the tests leave in a process slowed later modules:
+                # 38 s for test_linearizability under coverage in a fresh
+                # process, 289 s in one that had run 130 modules), or when
+                # its pass has no module left (a worker of the other pass
+                # takes the core).
+                keep = worker.run.waiting and worker.busy < RECYCLE
+                worker.give(worker.run.waiting.popleft() if keep else None)
     statuses = [worker.process.wait() for worker in workers]
     for worker in workers:
         worker.inbox.close()
     slowest = ", ".join(f"{name.removeprefix('tests.')} {seconds:.0f} s"
                         for seconds, name in sorted(timings, reverse=True)[:5])
-    print(f"Ran {run} tests in {time.perf_counter() - started:.1f} s with {len(workers)} "
-          f"workers; slowest modules: {slowest}")
+    print(f"Ran {run} tests in {time.perf_counter() - started:.1f} s with {jobs} "
+          f"workers at a time ({len(workers)} in all); slowest modules: {slowest}")
     if broken:
         print(f"modules that failed: {', '.join(broken)}", *gists, sep="\n")
     print(_summary(run, failed, skipped), file=sys.stderr)
