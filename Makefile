@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml setup.cfg
 # Run the whole suite under branch coverage (the report fails the target
 # under 100%) and, at the same time in other workers, with typeguard checking
 # blanket's annotations; then the README's ScenarioTestCase module under
-# pytest. The test modules are shared out among $(JOBS) worker processes (0:
-# one per core), half of them for each pass; each module done prints a line.
+# pytest. The test modules are shared out among $(JOBS) worker processes at a
+# time (0: one per core), each replaced by a fresh one after 30 s of modules
+# and given to the pass with the most left; each module done prints a line.
 JOBS ?= 0
 test: $(STAMP)
 	$(BIN)/python -m coverage erase
