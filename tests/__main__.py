@@ -138,7 +138,7 @@ def remembered_lookups(typeguard, others):
         # defaults and the names of its keyword-only ones: a function (or
         # a method of one) made again from the same code is not looked at
         # again (inspect.signature took 40 us a call).
-        passed = set()
+        passed = {}
 
         def check(value, origin, args, memo):
             kind = type(value)
@@ -147,11 +147,14 @@ def remembered_lookups(typeguard, others):
                     "__wrapped__" in function.__dict__ or "__signature__" in function.__dict__):
                 checker(value, origin, args, memo)
                 return
-            key = (kind, function.__code__, len(function.__defaults__ or ()),
+            # (by the code's id, the code kept alive beside: blanket's
+            # rewritten code has constants no hash takes)
+            code = function.__code__
+            key = (kind, id(code), len(function.__defaults__ or ()),
                    tuple(function.__kwdefaults__ or ()), count)
             if key not in passed:
                 checker(value, origin, args, memo)
-                passed.add(key)
+                passed[key] = code
         return check
 
     def union_of(checker, members):
