@@ -202,6 +202,10 @@ class _Screen:
                             "it waits for what blanket does not see (I/O, a lock made "
                             "elsewhere)")
             return -1, f"raised {cause!r} when called alone with the arguments guessed"
+        except Exception as error:  # noqa: BLE001 - the audit goes on with the others
+            self.model.close()
+            self.model = Model(self.make, self.seconds)
+            return -1, f"blanket could not try it alone: {error!r}"
         return state, ""
 
 

@@ -45,6 +45,9 @@ CHECKS_SHARE = 0.8
 ROUNDS = 3
 #: The most scenarios a pair is given.
 PAIR_SCENARIOS = 6
+#: The kinds of failure that are the class's: results no order explains, or
+#: threads left blocked where the class run alone would not block.
+FAILURES = ("not linearizable", "deadlock")
 #: The seconds the written tests may run, together, when tried.
 TEST_SECONDS = 60.0
 
@@ -217,8 +220,15 @@ def _pair(inferred: Inferred, first: Method, second: Method, seed: int, timeout:
                                         progress=told)
     except LinearizabilityError as error:
         return PairResult(names, "error", len(workloads), error=str(error))
+    except Exception as error:  # noqa: BLE001 - the audit goes on with the other pairs
+        return PairResult(names, "error", len(workloads),
+                          error=f"blanket could not check it: {error!r}")
     pair = PairResult(names, "not exhaustive", len(workloads), result)
     failure = result.failure
+    if failure is not None and failure.kind not in FAILURES:
+        # (a run that stalled: the object waits for what blanket does not see)
+        return PairResult(names, "error", len(workloads), result,
+                          error=f"{failure.kind}: {failure.explanation.splitlines()[0]}")
     if failure is None:
         if result.scenarios == len(workloads) and all(result.exhausted) and \
                 not result.unseen and not result.stopped:
