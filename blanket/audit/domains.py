@@ -36,17 +36,18 @@ SECONDS: tuple[Any, ...] = (3600,)
 #: the first key with each value, then the second key).
 MAX_CHOICES = 4
 
-_NAMES: dict[tuple[Any, ...], frozenset[str]] = {
-    KEYS: frozenset({"key", "k", "name", "field", "attr", "label", "tag", "ident"}),
-    VALUES: frozenset({"value", "val", "v", "item", "element", "elem", "x", "obj", "member",
-                       "data", "entry", "payload", "o", "default", "object"}),
-    INDEXES: frozenset({"index", "i", "idx", "pos", "position", "start", "stop"}),
-    COUNTS: frozenset({"n", "count", "size", "maxsize", "max_size", "capacity", "limit",
+#: The names each domain is guessed from (a list: two domains may be equal).
+_NAMES: list[tuple[tuple[Any, ...], frozenset[str]]] = [
+    (KEYS, frozenset({"key", "k", "name", "field", "attr", "label", "tag", "ident"})),
+    (VALUES, frozenset({"value", "val", "v", "item", "element", "elem", "x", "obj", "member",
+                       "data", "entry", "payload", "o", "default", "object"})),
+    (INDEXES, frozenset({"index", "i", "idx", "pos", "position", "start", "stop"})),
+    (COUNTS, frozenset({"n", "count", "size", "maxsize", "max_size", "capacity", "limit",
                        "number", "amount", "delta", "by", "step", "increment", "maxlen",
-                       "length"}),
-    SECONDS: frozenset({"ttl", "timeout", "seconds", "interval", "expire", "expires",
-                        "expiry", "delay", "period", "maxage", "max_age", "lifetime"}),
-}
+                       "length"})),
+    (SECONDS, frozenset({"ttl", "timeout", "seconds", "interval", "expire", "expires",
+                        "expiry", "delay", "period", "maxage", "max_age", "lifetime"})),
+]
 
 #: A protocol method's parameters by position, when their names say nothing.
 _PROTOCOL: dict[str, tuple[tuple[Any, ...], ...]] = {
@@ -81,7 +82,7 @@ def guess(method: str, parameter: inspect.Parameter, position: int,
     kind = text.split("|")[0].strip().removeprefix("Optional[").removesuffix("]")
     if kind in _TYPES:
         return _TYPES[kind]
-    for domain, names in _NAMES.items():
+    for domain, names in _NAMES:
         if name in names:
             return domain if kind != "int" or domain is not KEYS else VALUES
     if kind == "int":

@@ -143,8 +143,7 @@ def _operations(kind: type, obj: Any, name: str, bind: Mapping[str, Sequence[Any
         return None, "a classmethod or staticmethod: it does not act on the object"
     if not callable(attribute):
         if hasattr(type(attribute), "__get__"):  # a property, a slot, a cached property
-            return Method(name, [Read(name)], _python(getattr(type(attribute), "fget",
-                                                               None) or attribute)), ""
+            return Method(name, [Read(name)], _python(attribute)), ""
         return None, ""  # a class constant
     if isinstance(attribute, type):
         return None, ""  # a nested class
@@ -167,8 +166,9 @@ def _operations(kind: type, obj: Any, name: str, bind: Mapping[str, Sequence[Any
 
 
 def _python(attribute: object) -> bool:
-    """Whether *attribute* (a function, a property's getter) is Python code."""
-    function = getattr(attribute, "fget", None) or attribute
+    """Whether *attribute* (a function, a property's or a cached property's
+    getter) is Python code."""
+    function = getattr(attribute, "fget", None) or getattr(attribute, "func", None) or attribute
     return isinstance(inspect.unwrap(function), types.FunctionType)  # type: ignore[arg-type]
 
 
@@ -243,9 +243,6 @@ def _screened(inferred: Inferred, found: list[Method], screen: _Screen) -> None:
     """Keep in *inferred* the operations of *found* that can be called,
     and the fill."""
     fresh = screen.after(())[0]
-    if fresh < 0:
-        raise ValueError(f"audit: {inferred.built} cannot be built as the specification "
-                         "builds it")
     fill_state = -1
     for name in FILLERS:
         method = next((m for m in found if m.name == name), None)

@@ -279,7 +279,7 @@ def tried(sources: Sequence[str], bound: float) -> list[tuple[str, str]]:
     said: dict[int, tuple[str, str]] = {}
     runnable = []
     for number, source in enumerate(sources):
-        if importable(source):
+        if importable(source.replace("from blanket.audit.operations import", "#")):
             runnable.append(number)
         else:
             said[number] = ("not tried: the factory has no name a test can import it by "

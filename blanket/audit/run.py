@@ -42,7 +42,7 @@ MAX_SECONDS = 45.0
 CHECKS_SHARE = 0.8
 #: How many times the pairs are checked: the pairs the budget stopped are
 #: checked again, from the start, with the time the others left.
-ROUNDS = 3
+ROUNDS = 10
 #: The most scenarios a pair is given.
 PAIR_SCENARIOS = 6
 #: The kinds of failure that are the class's: results no order explains, or
