@@ -1,4 +1,4 @@
-"""Running an audit: :func:`audit`, every pair of the inferred operations
+"""Running an audit: :func:`blanket.audit`, every pair of the inferred operations
 checked within one budget.
 
 For each pair of methods (a method with itself too), the scenarios are one
