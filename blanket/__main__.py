@@ -264,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     _search(linear, setup=False)
     audited = commands.add_parser("audit", help="audit a class's thread safety with no test "
                                   "code, write the failures' tests")
-    audited.add_argument("target", type=_factory, metavar="MODULE:CLASS",
+    audited.add_argument("target", metavar="MODULE:CLASS",
+                         type=lambda name: _named(name, "'module:name', e.g. 'pkg.tests:Queue'"),
                          help="the class (or a factory of the objects), as module:name")
     audited.add_argument("--factory", type=_factory, metavar="MODULE:NAME",
                          help="what builds the objects, instead of the constructor")
@@ -480,7 +481,7 @@ def _audit(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             result = audit(args.target, factory=args.factory, include=args.include,
                            exclude=args.exclude, bind=bind, max_seconds=args.max_seconds,
                            seed=args.seed, timeout=args.timeout, progress=line)
-    except ValueError as error:  # the class cannot be built, a name it does not have
+    except (TypeError, ValueError) as error:  # not a class, one that cannot be built, ...
         parser.error(str(error))
     said = sys.stderr if args.json == "-" else sys.stdout  # (--json -: stdout is the JSON's)
     print(result, file=said)
