@@ -197,3 +197,33 @@ class RacyBounded:
             self.count += 1
             return True
         return False
+
+
+class _Listed(type):
+    """A metaclass whose dir() lists a name its classes do not have."""
+
+    def __dir__(cls) -> list[str]:
+        return [*super().__dir__(), "ghost"]
+
+
+class _Refusing:
+    """A callable class attribute that raises when read on an object."""
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        raise RuntimeError("not here")
+
+    def __call__(self) -> None:
+        """Never called."""
+
+
+class Odd(metaclass=_Listed):
+    """Names an audit cannot look at."""
+
+    refusing = _Refusing()
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bump(self) -> int:
+        self.count += 1
+        return self.count

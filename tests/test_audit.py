@@ -97,6 +97,13 @@ class Verdicts(unittest.TestCase):
         self.assertIn("did not return within 0.2 s", dict(result.skipped)["wait"])
         self.assertEqual(result.methods, ["touch"])
 
+    def test_names_it_cannot_look_at(self) -> None:
+        result = blanket.audit(audit_classes.Odd)
+        self.assertEqual(dict(result.skipped), {
+            "ghost": "listed by dir() but not found on the class",
+            "refusing": "reading it on the object raised RuntimeError('not here')"})
+        self.assertEqual(result.methods, ["bump"])
+
     def test_enter_without_exit(self) -> None:
         result = blanket.audit(audit_classes.EnterOnly)
         self.assertEqual(dict(result.skipped), {"__enter__": "__enter__ without __exit__"})

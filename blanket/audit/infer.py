@@ -138,7 +138,10 @@ def _operations(kind: type, obj: Any, name: str, bind: Mapping[str, Sequence[Any
     """The method *name* of *kind* (on *obj*, a built object) with its
     operations, or ``None`` and why it is set aside (``""``: it is no
     operation, nothing to say)."""
-    attribute = inspect.getattr_static(kind, name)
+    try:
+        attribute = inspect.getattr_static(kind, name)
+    except AttributeError:  # a name dir() lists that the class does not have
+        return None, "listed by dir() but not found on the class"
     if isinstance(attribute, (staticmethod, classmethod)):
         return None, "a classmethod or staticmethod: it does not act on the object"
     if not callable(attribute):
@@ -156,7 +159,10 @@ def _operations(kind: type, obj: Any, name: str, bind: Mapping[str, Sequence[Any
         if not hasattr(kind, "__exit__"):
             return None, "__enter__ without __exit__"
         return Method("with", [Enter()], python), ""
-    found = signature(getattr(obj, name))
+    try:
+        found = signature(getattr(obj, name))
+    except Exception as error:  # noqa: BLE001 - a descriptor that raises
+        return None, f"reading it on the object raised {error!r}"
     if found is None:
         return None, "its signature cannot be read (a method written in C)"
     made = choices(name, list(found.parameters.values()), bind)
