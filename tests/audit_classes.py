@@ -227,3 +227,32 @@ class Odd(metaclass=_Listed):
     def bump(self) -> int:
         self.count += 1
         return self.count
+
+
+class Store:
+    """A map whose subclasses hand their arguments on."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, int] = {}
+
+    def put(self, key: str, value: int) -> None:
+        self.data[key] = value
+
+    def get(self, key: str) -> int | None:
+        return self.data.get(key)
+
+    def echo(self, *args: Any) -> tuple[Any, ...]:
+        return args
+
+
+class Middle(Store):
+    def get(self, *args: Any, **kwargs: Any) -> int | None:
+        return super().get(*args, **kwargs)
+
+
+class Timed(Middle):
+    """``get(*args, **kwargs)`` over ``Middle.get(*args, **kwargs)`` over
+    ``Store.get(key)``: called as ``Store.get`` says."""
+
+    def get(self, *args: Any, **kwargs: Any) -> int | None:
+        return super().get(*args, **kwargs)

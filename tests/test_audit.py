@@ -12,6 +12,7 @@ from typing import Any
 from unittest import mock
 
 import blanket
+from blanket.audit import infer
 from blanket.audit import run as audit_run
 from blanket.audit.report import AuditProgress
 from blanket.exploration.reporting import Progress
@@ -103,6 +104,13 @@ class Verdicts(unittest.TestCase):
             "ghost": "listed by dir() but not found on the class",
             "refusing": "reading it on the object raised RuntimeError('not here')"})
         self.assertEqual(result.methods, ["bump"])
+
+    def test_arguments_handed_on_are_those_of_the_method_overridden(self) -> None:
+        result = blanket.audit(audit_classes.Timed)
+        [get] = [m for m in infer.infer(audit_classes.Timed).methods if m.name == "get"]
+        self.assertEqual([repr(op) for op in get.operations], ["get('a')", "get('b')"])
+        self.assertEqual(result.methods, ["echo", "get", "put"])
+        self.assertEqual(result.verdict, "linearizable")
 
     def test_enter_without_exit(self) -> None:
         result = blanket.audit(audit_classes.EnterOnly)

@@ -165,10 +165,36 @@ def _operations(kind: type, obj: Any, name: str, bind: Mapping[str, Sequence[Any
         return None, f"reading it on the object raised {error!r}"
     if found is None:
         return None, "its signature cannot be read (a method written in C)"
+    found = _overridden(kind, name, found)
     made = choices(name, list(found.parameters.values()), bind)
     if isinstance(made, str):
         return None, made
     return Method(name, [Invoke(name, *args, **kwargs) for args, kwargs in made], python), ""
+
+
+def _passes_through(found: inspect.Signature) -> bool:
+    """Whether *found* is ``(*args, **kwargs)``: a method that hands its
+    arguments on (to the one it overrides, say), saying nothing of them."""
+    kinds = [parameter.kind for parameter in found.parameters.values()]
+    return inspect.Parameter.VAR_POSITIONAL in kinds and not any(
+        kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for kind in kinds)
+
+
+def _overridden(kind: type, name: str, found: inspect.Signature) -> inspect.Signature:
+    """The signature of method *name* of *kind*: *found*, or when that
+    passes its arguments through, that of the first method of the same name
+    it overrides that says what they are (``self`` left out)."""
+    if not _passes_through(found):
+        return found
+    for base in kind.__mro__[1:]:
+        inner = vars(base).get(name)
+        deeper = signature(inner) if isinstance(inner, types.FunctionType) else None
+        if deeper is not None:
+            deeper = deeper.replace(parameters=list(deeper.parameters.values())[1:])
+            if not _passes_through(deeper):
+                return deeper
+    return found
 
 
 def _python(attribute: object) -> bool:
