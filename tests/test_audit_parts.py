@@ -11,8 +11,8 @@ from typing import Any, Optional
 from unittest import mock
 
 import blanket
-from blanket.audit import domains, report
-from blanket.audit.operations import SELF, Enter, Invoke, Iterate, Read, settled
+from blanket.audit import domains, operations, report
+from blanket.audit.operations import SELF, Enter, Invoke, Iterate, Read, settled, typed
 
 from . import audit_classes
 
@@ -119,6 +119,28 @@ class Operations(unittest.TestCase):
         self.assertNotEqual(Invoke("size"), Read("size"))
         self.assertEqual(Invoke("get", "a"), Invoke("get", "a"))
         self.assertNotEqual(hash(Invoke("size")), hash(Read("size")))
+
+    def test_exceptions_are_compared_by_type(self) -> None:
+        one, other = typed(KeyError("a")), typed(KeyError(2))
+        self.assertIs(type(one), type(other))
+        self.assertIsInstance(one, KeyError)
+        self.assertEqual((one.args, repr(one), str(one)), ((), "KeyError('a')", "'a'"))
+        self.assertEqual(type(one).__name__, "KeyError")
+        with self.assertRaises(KeyError) as raised:
+            Invoke("__getitem__", "b")(audit_classes.Registry(1))
+        self.assertEqual(repr(raised.exception), "KeyError('b')")
+        self.assertIsInstance(raised.exception.__cause__, KeyError)
+        with mock.patch.object(operations, "type", side_effect=TypeError, create=True), \
+                mock.patch.dict(operations._TYPED, clear=True):
+            plain = ValueError("x")
+            self.assertIs(typed(plain), plain)
+            self.assertEqual(plain.args, ())
+
+    def test_each_raises_by_type(self) -> None:
+        for op in (Read("size"), Iterate(), Enter()):
+            with self.subTest(op), self.assertRaises((AttributeError, TypeError)) as raised:
+                op(None)
+            self.assertNotIn(type(raised.exception), (AttributeError, TypeError))
 
     def test_each_calls_the_object(self) -> None:
         registry = audit_classes.Registry(2)

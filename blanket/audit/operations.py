@@ -8,7 +8,9 @@ the call is still the one running: an iterator, a generator or a view of
 the object (``keys()``) is listed, a list, dict or set the object may go on
 changing is copied, and the object itself (``return self``) is
 :data:`SELF`. A result compared later must be what the call returned then,
-not what the object holds at the end of the run.
+not what the object holds at the end of the run. An exception is compared
+by its type only (:func:`typed`): which path raised it, and its message,
+do not count, and reports still show it as it was raised.
 """
 
 from __future__ import annotations
@@ -58,6 +60,41 @@ def settled(obj: Any, result: Any) -> Any:
     return result
 
 
+#: Per exception class, the one an audit raises instead (see :func:`typed`).
+_TYPED: dict[type[Exception], type[Exception]] = {}
+
+
+def _shown(error: BaseException) -> str:
+    return str(getattr(error, "shown", ""))
+
+
+def _said(error: BaseException) -> str:
+    return str(getattr(error, "said", ""))
+
+
+def typed(error: Exception) -> Exception:
+    """*error* made equal to every exception of its type (as the
+    specification compares exceptions: type and arguments): an instance of
+    a subclass of its class, of the same name, with no arguments, that
+    reads as *error* did. An exception class that cannot be subclassed
+    loses its arguments instead."""
+    kind = error.__class__
+    made = _TYPED.get(kind)
+    if made is None:
+        try:
+            made = type(kind.__name__, (kind,), {
+                "__module__": kind.__module__, "__qualname__": kind.__qualname__,
+                "__repr__": _shown, "__str__": _said})
+        except TypeError:  # (a class written in C that forbids subclasses)
+            error.args = ()
+            return error
+        _TYPED[kind] = made
+    twin = made.__new__(made)
+    twin.shown = repr(error)  # type: ignore[attr-defined]
+    twin.said = str(error)  # type: ignore[attr-defined]
+    return twin
+
+
 class _AuditOperation(Operation):
     """An operation of an audit: its source names its own class."""
 
@@ -85,7 +122,10 @@ class Invoke(_AuditOperation):
     __slots__ = ()
 
     def __call__(self, obj: Any) -> Any:
-        return settled(obj, getattr(obj, self.name)(*self.args, **self.kwargs))
+        try:
+            return settled(obj, getattr(obj, self.name)(*self.args, **self.kwargs))
+        except Exception as error:  # noqa: BLE001 - compared by its type
+            raise typed(error) from error
 
 
 class Read(_AuditOperation):
@@ -94,7 +134,10 @@ class Read(_AuditOperation):
     __slots__ = ()
 
     def __call__(self, obj: Any) -> Any:
-        return settled(obj, getattr(obj, self.name))
+        try:
+            return settled(obj, getattr(obj, self.name))
+        except Exception as error:  # noqa: BLE001 - compared by its type
+            raise typed(error) from error
 
     def __repr__(self) -> str:
         return f".{self.name}"
@@ -109,7 +152,10 @@ class Iterate(_AuditOperation):
         super().__init__("__iter__")
 
     def __call__(self, obj: Any) -> Any:
-        return list(obj)
+        try:
+            return list(obj)
+        except Exception as error:  # noqa: BLE001 - compared by its type
+            raise typed(error) from error
 
     def __repr__(self) -> str:
         return "list(obj)"
@@ -130,8 +176,11 @@ class Enter(_AuditOperation):
         super().__init__("__enter__")
 
     def __call__(self, obj: Any) -> Any:
-        with obj as entered:
-            return settled(obj, entered)
+        try:
+            with obj as entered:
+                return settled(obj, entered)
+        except Exception as error:  # noqa: BLE001 - compared by its type
+            raise typed(error) from error
 
     def __repr__(self) -> str:
         return "with obj"

@@ -7,8 +7,8 @@ collide first (the same key), each once from a fresh object and once after
 the *fill* (:mod:`blanket.audit.infer`), at most :data:`PAIR_SCENARIOS`.
 Each pair is a :func:`~blanket.check_linearizable` of those scenarios: the
 specification is the class itself, one call at a time; results are
-compared by value, exceptions by type and arguments; a call left blocked is
-pending. The pairs of two methods that change the object's state go first,
+compared by value, exceptions by type (not their messages); a call left
+blocked is pending. The pairs of two methods that change the object's state go first,
 then those of one, then the readers'. The budget (``max_seconds``) is
 shared fairly: each pair gets what is left divided by the pairs left, and
 one that ends early leaves its time to the others; a pair the budget
