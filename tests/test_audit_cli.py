@@ -53,9 +53,11 @@ class Audit(unittest.TestCase):
 
     def test_linearizable_and_the_json_on_stdout(self) -> None:
         status, printed, said = command("audit", LOCKED, "--include", "increment", "--bind",
-                                        "value=[3]", "--json", "-", "--out", self.out)
+                                        "value=[3]", "--json", "-", "--out", self.out,
+                                        "--factory", "tests.audit_classes:LockedCounter")
         self.assertEqual(status, 0)
         found = json.loads(printed)
+        self.assertEqual(found["built"], "LockedCounter()")
         self.assertEqual((found["verdict"], found["methods"], found["tests"]),
                          ("linearizable", ["increment"], []))
         self.assertIn("increment × increment: linearizable", said)
