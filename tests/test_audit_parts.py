@@ -198,6 +198,14 @@ class WrittenTests(unittest.TestCase):
                 else:
                     self.assertEqual(handed, source)
 
+    def test_an_argument_a_test_cannot_spell(self) -> None:
+        [source] = self.sources()
+        broken = source.replace("Invoke('increment')", "Invoke('increment', <object>)", 1)
+        [(checked, handed)] = report.tried([broken], 9.0)
+        self.assertEqual(checked, "not tried: an argument has no literal form a test can "
+                                  "spell (see the test)")
+        self.assertEqual(handed, broken)
+
     def test_tests_tried_together(self) -> None:
         [source] = self.sources()
         other = source.replace("class TestRacyCounterIncrementIncrementSchedule",

@@ -279,6 +279,12 @@ def tried(sources: Sequence[str], bound: float) -> list[tuple[str, str]]:
     said: dict[int, tuple[str, str]] = {}
     runnable = []
     for number, source in enumerate(sources):
+        try:
+            compile(source, "<written test>", "exec")
+        except SyntaxError:
+            said[number] = ("not tried: an argument has no literal form a test can spell "
+                            "(see the test)"), source
+            continue
         if importable(source.replace("from blanket.audit.operations import", "#")):
             runnable.append(number)
         else:
