@@ -122,6 +122,21 @@ realbugs:
 	  -j 2 --run-timeout 120 --json out-corpus.json >table-corpus.txt
 	cat wip/realbugs/table-corpus.txt
 
+# The audit corpus (wip/audit): `python -m blanket audit` on real classes of the standard
+# library and of released libraries (pinned in wip/audit/requirements.txt, installed into
+# a venv per interpreter), on 3.11 and 3.13t; each failure's tests run 3 times as a user
+# runs them. The table goes to wip/audit/table.txt.
+AUDIT_PYTHONS ?= 3.11 3.13t
+.PHONY: audit-corpus
+wip/audit/venv-%/.installed: wip/audit/requirements.txt | $(FT_PYTHON)
+	$(call interpreter,$*) -m venv wip/audit/venv-$*
+	wip/audit/venv-$*/bin/python -m pip install --quiet -r wip/audit/requirements.txt
+	touch $@
+audit-corpus: $(foreach v,$(AUDIT_PYTHONS),wip/audit/venv-$(v)/.installed)
+	for v in $(AUDIT_PYTHONS); do \
+	  wip/audit/venv-$$v/bin/python wip/audit/run.py --blanket $(CURDIR) --label $$v || status=1; \
+	done >wip/audit/table.txt; cat wip/audit/table.txt; exit $${status:-0}
+
 # An sdist and a wheel in dist/.
 dist: $(STAMP)
 	rm -rf dist

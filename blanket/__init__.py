@@ -15,6 +15,7 @@ from .api import (
                   RLockAPI,
                   SemaphoreAPI,
 )
+from .audit.run import audit
 from .cycle import Cycle
 from .driving import Chain, Dispatch, Driver
 from .errors import (
@@ -82,5 +83,5 @@ __all__ = [
     "SchedulerError", "SemaphoreAPI", "Signaled", "Stalled", "StallError", "State", "Step",
     "Terminated", "ThreadingView", "ThreadOrderingError", "TimeoutState", "Transaction",
     "TransactionAPI", "TransactionState", "UnsupportedInterpreter", "Use", "Waiting",
-    "WorkerError", "Workload",
+    "WorkerError", "Workload", "audit",
 ]

@@ -52,6 +52,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from .audit.domains import binding
+from .audit.run import MAX_SECONDS as AUDIT_SECONDS
+from .audit.run import audit
 from .errors import UnsupportedInterpreter
 from .exploration.arguments import RACES, STRATEGIES
 from .exploration.lines import Probes, split
@@ -260,11 +263,36 @@ def main(argv: list[str] | None = None) -> int:
     linear.add_argument("--operations-per-thread", type=_count(1), default=2)
     linear.add_argument("--scenarios", type=_count(1), default=50)
     _search(linear, setup=False)
+    audited = commands.add_parser("audit", help="audit a class's thread safety with no test "
+                                  "code, write the failures' tests")
+    audited.add_argument("target", metavar="MODULE:CLASS",
+                         type=lambda name: _named(name, "'module:name', e.g. 'pkg.tests:Queue'"),
+                         help="the class (or a factory of the objects), as module:name")
+    audited.add_argument("--factory", type=_factory, metavar="MODULE:NAME",
+                         help="what builds the objects, instead of the constructor")
+    audited.add_argument("--include", nargs="+", default=[], metavar="NAME",
+                         help="the only methods and properties to check")
+    audited.add_argument("--exclude", nargs="+", default=[], metavar="NAME",
+                         help="methods and properties not to check")
+    audited.add_argument("--bind", action="append", default=[], metavar="NAME=VALUES",
+                         help="a parameter's values (a Python literal): key=\"['a','b']\", "
+                              "get.key=1, __init__.maxsize=2")
+    audited.add_argument("--out", default=".", type=_folder,
+                         help="the folder to write the failures' tests in (made if missing)")
+    audited.add_argument("--max-seconds", type=_seconds, default=AUDIT_SECONDS,
+                         help="the audit's wall-clock budget, shared among the pairs")
+    audited.add_argument("--seed", type=_int, default=0)
+    audited.add_argument("--timeout", type=_seconds, default=5.0,
+                         help="seconds a run's threads may take to settle")
+    audited.add_argument("--json", metavar="FILE", type=_json,
+                         help="also write the result as JSON to FILE (- for stdout)")
     args = parser.parse_args(argv)
     try:
         refuse_untested(f"python -m blanket {args.command}")
     except UnsupportedInterpreter as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
+    if args.command == "audit":
+        return _audit(audited, args)
     command = {"reach": reach, "explore": search, "linearizable": linear}[args.command]
     if args.command != "linearizable":
         try:
@@ -437,6 +465,45 @@ def _verdict(args: argparse.Namespace, result: Exploration | Linearizability,
         else:
             Path(args.json).write_text(text)
     return 0 if failure is None else 1
+
+
+def _audit(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``python -m blanket audit``, its arguments parsed: the report printed,
+    the failures' tests written to ``--out``; 0 when no pair failed, 1 when
+    one did."""
+    bind: dict[str, tuple[Any, ...]] = {}
+    for text in args.bind:
+        try:
+            name, values = binding(text)
+        except ValueError as error:
+            parser.error(f"argument --bind: {error}")
+        bind[name] = values
+    _make(parser, args.out)
+    try:
+        with _shown() as line:
+            result = audit(args.target, factory=args.factory, include=args.include,
+                           exclude=args.exclude, bind=bind, max_seconds=args.max_seconds,
+                           seed=args.seed, timeout=args.timeout, progress=line)
+    except (TypeError, ValueError) as error:  # not a class, one that cannot be built, ...
+        parser.error(str(error))
+    said = sys.stderr if args.json == "-" else sys.stdout  # (--json -: stdout is the JSON's)
+    print(result, file=said)
+    tests = []
+    for pair in result.failures:
+        name = "_".join("".join(c if c.isalnum() else "_" for c in part).strip("_")
+                        for part in (result.kind.__name__, *pair.names))
+        path = args.out / f"test_audit_{name}.py"
+        path.write_text(pair.test)
+        print(f"the test of {pair.label}: {path}", file=said)
+        tests.append(str(path))
+    if args.json is not None:
+        text = json.dumps({"command": "audit", **result.as_dict(), "tests": tests},
+                          indent=2) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            Path(args.json).write_text(text)
+    return 0 if result.ok else 1
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m blanket (tests call main)

@@ -246,7 +246,8 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
                        timeout: float = 10.0, prefix: int = 0, suffix: int = 0,
                        partition: Callable[[Op], Hashable] | None = None,
                        max_seconds: float = BUDGET,
-                       progress: Callable[[Progress], object] | None = None
+                       progress: Callable[[Progress], object] | None = None,
+                       workloads: Sequence[Workload] | None = None
                        ) -> Linearizability:
     """Check that the objects *make* builds are linearizable under the
     *operations* (callables ``op(obj)``; what one returns or raises is its
@@ -282,6 +283,10 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     found (at the end, the check's); each scenario has its own budget, so
     nothing is said ``left``.
 
+    *workloads*, when given, are the scenarios explored instead of drawn
+    ones (each of its calls one of *operations*): :func:`blanket.audit`
+    chooses its own.
+
     What the check was given failing raises
     :class:`~blanket.LinearizabilityError` instead of a verdict: *make* or
     *model* raising, the specification raising an exception that says it is
@@ -296,6 +301,11 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     bounds = {"max_schedules": max_schedules, "max_preemptions": max_preemptions,
               "seed": seed, "timeout": timeout, "max_seconds": max_seconds}
     _check(make, operations, counts, model, partition, bounds)
+    if workloads is not None and not all(
+            isinstance(workload, Workload) and all(any(op is known for known in operations)
+                                                    for _, _, op in workload.calls)
+            for workload in workloads):
+        raise TypeError(f"workloads={workloads!r}: expected Workloads of the operations")
     check_progress(progress)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
@@ -307,8 +317,9 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
     if progress is not None:
         options.told = _Told(progress, max_schedules)
     try:
-        result = _checked(options, operations, threads, operations_per_thread, scenarios,
-                          prefix, suffix)
+        drawn = draw(operations, threads, operations_per_thread, scenarios, seed, prefix,
+                     suffix) if workloads is None else workloads
+        result = _checked(options, operations, list(drawn))
         if options.told is not None:
             options.told.finish(result)
         return result
@@ -316,13 +327,12 @@ def check_linearizable(make: Callable[[], Any], operations: Sequence[Op], *,
         options.answers.close()
 
 
-def _checked(options: _Options, operations: Sequence[Op], threads: int, per_thread: int,
-             scenarios: int, prefix: int, suffix: int) -> Linearizability:
-    """:func:`check_linearizable`, its arguments checked."""
-    strategy, max_preemptions, seed = options.strategy, options.max_preemptions, options.seed
+def _checked(options: _Options, operations: Sequence[Op],
+             workloads: list[Workload]) -> Linearizability:
+    """:func:`check_linearizable`, its arguments checked, of *workloads*."""
+    strategy, max_preemptions = options.strategy, options.max_preemptions
     result = Linearizability(strategy, max_preemptions=max_preemptions)
     started = time.monotonic()
-    workloads = list(draw(operations, threads, per_thread, scenarios, seed, prefix, suffix))
     # Most bugs need few preemptions: a first pass bounded so finds them soon,
     # before the whole space of every scenario is run.
     passes = [FIRST_PASS, None] if strategy == "dfs" and max_preemptions is None \

@@ -89,7 +89,7 @@ def parts(value: Any, shape: Shape) -> Iterator[Any]:
     if container == "sequence":
         yield from value
     elif container == "mapping":
-        for key, item in value.items():
+        for key, item in dict.items(value):
             yield key
             yield item
         if isinstance(value, collections.defaultdict):
@@ -185,7 +185,8 @@ def state_key(obj: Any, numbers: dict[int, int], known: dict[int, Any]) -> tuple
         elif container is not None:  # (inlined: this runs after every call)
             emit(len(value))
             if container == "mapping":
-                for item in value.items():
+                # (dict's own items: a subclass's may do anything, even raise)
+                for item in dict.items(value):
                     held += item
                 if kind is not dict and isinstance(value, collections.defaultdict):
                     held.append(value.default_factory)
