@@ -274,6 +274,19 @@ class StateKeys(unittest.TestCase):
         inner.__defaults__ = (5,)
         self.assertNotEqual(self.key([inner]), self.key([closure()[0]]))
 
+    def test_an_ordered_dict_s_order_and_a_subclass_s_items_left_alone(self) -> None:
+        moved = collections.OrderedDict(a=1, b=2)
+        moved.move_to_end("a")  # (the dict underneath keeps a, b)
+        self.assertNotEqual(self.key(moved), self.key(collections.OrderedDict(a=1, b=2)))
+        self.assertEqual(self.key(moved), self.key(collections.OrderedDict(b=2, a=1)))
+
+        class Raising(dict):  # type: ignore[type-arg]
+            def items(self) -> Any:
+                raise KeyError("its own items() is not read")
+
+        self.assertNotEqual(self.key(Raising(a=1)), self.key(Raising(a=2)))
+        self.assertEqual(self.key(Raising(a=1)), self.key(Raising(a=1)))
+
     def test_a_c_method_is_read_through_to_its_object(self) -> None:
         numbers = [1]
         before = self.key([numbers.append])

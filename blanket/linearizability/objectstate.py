@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import collections
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 #: The longest a state's key may grow (in parts) before the state is taken
@@ -82,6 +82,16 @@ def layout(kind: type) -> Shape | None:
     return found
 
 
+def _items(value: dict[Any, Any]) -> Iterable[tuple[Any, Any]]:
+    """The items of *value*, a dict, in its order as the built-in class it
+    derives from keeps it: an ``OrderedDict``'s own (which
+    ``move_to_end`` changes), else the dict's. (Not the class's own
+    ``items()``: a subclass's may do anything, even raise.)"""
+    if isinstance(value, collections.OrderedDict):
+        return collections.OrderedDict.items(value)
+    return dict.items(value)
+
+
 def parts(value: Any, shape: Shape) -> Iterator[Any]:
     """What *value* holds, in order: its items, its slots' values, its
     attributes' names and values."""
@@ -89,7 +99,7 @@ def parts(value: Any, shape: Shape) -> Iterator[Any]:
     if container == "sequence":
         yield from value
     elif container == "mapping":
-        for key, item in dict.items(value):
+        for key, item in _items(value):
             yield key
             yield item
         if isinstance(value, collections.defaultdict):
@@ -185,8 +195,7 @@ def state_key(obj: Any, numbers: dict[int, int], known: dict[int, Any]) -> tuple
         elif container is not None:  # (inlined: this runs after every call)
             emit(len(value))
             if container == "mapping":
-                # (dict's own items: a subclass's may do anything, even raise)
-                for item in dict.items(value):
+                for item in _items(value):
                     held += item
                 if kind is not dict and isinstance(value, collections.defaultdict):
                     held.append(value.default_factory)
