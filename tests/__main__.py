@@ -248,9 +248,17 @@ def _work(args: argparse.Namespace) -> int:
 
 
 def _modules() -> list[str]:
-    """The test modules, biggest file first (a module's size stands for
-    its running time, so that the long ones do not start last)."""
-    files = sorted((ROOT / "tests").glob("test*.py"), key=lambda f: (-f.stat().st_size, f.name))
+    """The test modules, the longest first, so that none of the long ones
+    starts last: by the seconds ``tests/durations.txt`` gives each (a module
+    it does not name first of all, the biggest file first)."""
+    durations: dict[str, float] = {}
+    for line in (ROOT / "tests" / "durations.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            seconds, name = line.split()
+            durations[name] = float(seconds)
+    files = sorted((ROOT / "tests").glob("test*.py"),
+                   key=lambda f: (f.stem in durations, -durations.get(f.stem, 0.0),
+                                  -f.stat().st_size, f.name))
     return [f"tests.{f.stem}" for f in files]
 
 
