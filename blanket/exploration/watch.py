@@ -173,6 +173,7 @@ class Watch:
         self._install(list(self.functions))
 
     def _install(self, functions: list[types.FunctionType]) -> None:
+        places = {place for _, _, place in self.parks}
         for function in functions:
             original = function.__code__
             function.__code__, sites = rewrite(original, function.__globals__)
@@ -181,7 +182,6 @@ class Watch:
                 function.__code__ = prologue(function.__code__, _entered(kept_in))
             _settle(function.__code__)
             self._installed.append((function, original))
-            places = {place for _, _, place in self.parks}
             for site in sites:
                 site.racy = site in self.racy or site.place in places
                 if site.racy:
