@@ -67,7 +67,7 @@ from .interpreters import refuse_untested
 from .linearizability.check import Linearizability, check_linearizable, check_operations
 from .linearizability.report import LinearizabilityFailure
 from .seconds import BUDGET, parse_seconds
-from .timeline import format_schedule
+from .timeline import schedule_timeline
 
 
 def _named(name: str, shape: str) -> object:
@@ -444,27 +444,37 @@ def _verdict(args: argparse.Namespace, result: Exploration | Linearizability,
     print(result, file=said)
     test = None
     if failure is not None:
-        print(f"\nthe schedule as a timeline (one column per thread):\n"
-              f"{format_schedule(failure.schedule)}\n", file=said)
-        name = "".join(c if c.isalnum() else "_" for c in getattr(named, "__name__", "setup"))
-        path = args.out / f"test_{name}_schedule.py"
+        print(f"\n{schedule_timeline(failure.schedule)}\n", file=said)
+        path = args.out / f"test_{_file_part(getattr(named, '__name__', 'setup'))}_schedule.py"
         path.write_text(failure.source)
         print(f"the failure's test: {path}", file=said)
         test = str(path)
-    if args.json is not None:
-        text = json.dumps({
-            "command": args.command, "verdict": str(result), "ok": failure is None,
-            "strategy": result.strategy, "kind": None if failure is None else failure.kind,
-            "message": message,
-            "schedule": [] if failure is None else [str(step) for step in failure.schedule],
-            "checked": None if failure is None else failure.checked, "test": test, **fields,
-            "unseen": result.unseen, "races": [str(race) for race in result.races],
-            "elapsed": result.elapsed}, indent=2) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            Path(args.json).write_text(text)
+    _write_json(args.json, {
+        "command": args.command, "verdict": str(result), "ok": failure is None,
+        "strategy": result.strategy, "kind": None if failure is None else failure.kind,
+        "message": message,
+        "schedule": [] if failure is None else [str(step) for step in failure.schedule],
+        "checked": None if failure is None else failure.checked, "test": test, **fields,
+        "unseen": result.unseen, "races": [str(race) for race in result.races],
+        "elapsed": result.elapsed})
     return 0 if failure is None else 1
+
+
+def _file_part(name: str) -> str:
+    """*name* made a part of a file's name: what is not a letter or a
+    digit becomes ``_``."""
+    return "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _write_json(where: str | None, fields: dict[str, object]) -> None:
+    """Write *fields* as JSON where ``--json`` said (``-``: on stdout), if it did."""
+    if where is None:
+        return
+    text = json.dumps(fields, indent=2) + "\n"
+    if where == "-":
+        sys.stdout.write(text)
+    else:
+        Path(where).write_text(text)
 
 
 def _audit(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -490,19 +500,13 @@ def _audit(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     print(result, file=said)
     tests = []
     for pair in result.failures:
-        name = "_".join("".join(c if c.isalnum() else "_" for c in part).strip("_")
+        name = "_".join(_file_part(part).strip("_")
                         for part in (result.kind.__name__, *pair.names))
         path = args.out / f"test_audit_{name}.py"
         path.write_text(pair.test)
         print(f"the test of {pair.label}: {path}", file=said)
         tests.append(str(path))
-    if args.json is not None:
-        text = json.dumps({"command": "audit", **result.as_dict(), "tests": tests},
-                          indent=2) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            Path(args.json).write_text(text)
+    _write_json(args.json, {"command": "audit", **result.as_dict(), "tests": tests})
     return 0 if result.ok else 1
 
 

@@ -69,9 +69,15 @@ def _table(heads: list[str], cells: list[list[str]]) -> str:
     return "\n".join(f"  {row}" for row in rows)
 
 
+def schedule_timeline(schedule: Sequence[Step]) -> str:
+    """*schedule* as a timeline (:func:`format_schedule`), under its heading."""
+    return f"the schedule as a timeline (one column per thread):\n{format_schedule(schedule)}"
+
+
 def failure_report(verdict: str, schedule: Sequence[Step], source: str) -> str:
     """A search's result with a failure, as a failed test shows it:
     *verdict* (the result in words), the failure's *schedule* as a
-    timeline, and *source*, the test that replays it."""
-    return (f"{verdict}\n\nthe schedule as a timeline (one column per thread):\n"
-            f"{format_schedule(schedule)}\n\na test that replays it:\n\n{source}")
+    timeline (:func:`schedule_timeline`), and *source*, the test that
+    replays it."""
+    return (f"{verdict}\n\n{schedule_timeline(schedule)}\n\n"
+            f"a test that replays it:\n\n{source}")

@@ -96,9 +96,20 @@ def typed(error: Exception) -> Exception:
 
 
 class _AuditOperation(Operation):
-    """An operation of an audit: its source names its own class."""
+    """An operation of an audit: its source names its own class, and what
+    it raises is compared by its type (:func:`typed`)."""
 
     __slots__ = ()
+
+    def __call__(self, obj: Any) -> Any:
+        try:
+            return self.made(obj)
+        except Exception as error:  # noqa: BLE001 - compared by its type
+            raise typed(error) from error
+
+    def made(self, obj: Any) -> Any:
+        """What the operation's call on *obj* returns, settled."""
+        raise NotImplementedError
 
     @property
     def source(self) -> str | None:
@@ -121,11 +132,9 @@ class Invoke(_AuditOperation):
 
     __slots__ = ()
 
-    def __call__(self, obj: Any) -> Any:
-        try:
-            return settled(obj, getattr(obj, self.name)(*self.args, **self.kwargs))
-        except Exception as error:  # noqa: BLE001 - compared by its type
-            raise typed(error) from error
+    def made(self, obj: Any) -> Any:
+        """The method called, its result settled."""
+        return settled(obj, getattr(obj, self.name)(*self.args, **self.kwargs))
 
 
 class Read(_AuditOperation):
@@ -133,11 +142,9 @@ class Read(_AuditOperation):
 
     __slots__ = ()
 
-    def __call__(self, obj: Any) -> Any:
-        try:
-            return settled(obj, getattr(obj, self.name))
-        except Exception as error:  # noqa: BLE001 - compared by its type
-            raise typed(error) from error
+    def made(self, obj: Any) -> Any:
+        """The property read, its value settled."""
+        return settled(obj, getattr(obj, self.name))
 
     def __repr__(self) -> str:
         return f".{self.name}"
@@ -151,11 +158,9 @@ class Iterate(_AuditOperation):
     def __init__(self) -> None:
         super().__init__("__iter__")
 
-    def __call__(self, obj: Any) -> Any:
-        try:
-            return list(obj)
-        except Exception as error:  # noqa: BLE001 - compared by its type
-            raise typed(error) from error
+    def made(self, obj: Any) -> Any:
+        """The object iterated to its end."""
+        return list(obj)
 
     def __repr__(self) -> str:
         return "list(obj)"
@@ -175,12 +180,10 @@ class Enter(_AuditOperation):
     def __init__(self) -> None:
         super().__init__("__enter__")
 
-    def __call__(self, obj: Any) -> Any:
-        try:
-            with obj as entered:
-                return settled(obj, entered)
-        except Exception as error:  # noqa: BLE001 - compared by its type
-            raise typed(error) from error
+    def made(self, obj: Any) -> Any:
+        """The object entered and left, what ``__enter__`` returned settled."""
+        with obj as entered:
+            return settled(obj, entered)
 
     def __repr__(self) -> str:
         return "with obj"
