@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import pty
 import re
-import select
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 from pathlib import Path
 
@@ -22,7 +18,7 @@ import blanket
 from blanket.linearizability.scenarios import Workload
 
 from .support import unchecked
-from .test_explore_cli import BOUND, ENV, ROOT, Terminal, command
+from .test_explore_cli import BOUND, ENV, Terminal, command, under_a_terminal
 
 RACY = "tests.audit_classes:RacyCounter"
 LOCKED = "tests.audit_classes:LockedCounter"
@@ -116,36 +112,9 @@ class ForReal(unittest.TestCase):
     def test_the_progress_line_under_a_pseudo_terminal(self) -> None:
         out = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, out)
-        master, slave = pty.openpty()
-        try:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "blanket", "audit", "tests.audit_classes:Registry",
-                 "--out", out], cwd=ROOT, env=ENV, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=slave)
-        finally:
-            os.close(slave)
-        shown = b""
-        deadline = time.monotonic() + BOUND
-        try:
-            while time.monotonic() < deadline:
-                ready, _, _ = select.select([master], [], [], 1.0)
-                if not ready:
-                    continue
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # (Linux: the terminal's last writer is gone)
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            printed = process.communicate(timeout=BOUND)[0].decode()
-        finally:
-            os.close(master)
-            if process.poll() is None:  # pragma: no cover - the bound ran out
-                process.kill()
-                process.wait()
-        self.assertEqual(process.returncode, 0, shown)
-        text = shown.decode()
+        status, text, printed = under_a_terminal("audit", "tests.audit_classes:Registry",
+                                                 "--out", out)
+        self.assertEqual(status, 0, text)
         self.assertRegex(text, r"\rpair \d+ of 28 \(\S+ × \S+\): [\d,]+ schedules")
         self.assertTrue(text.endswith(" \r"), text[-80:])
         # (linearizable, or not exhaustive when the machine is loaded: never a failure)

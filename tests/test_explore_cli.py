@@ -31,6 +31,39 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 #: The bound of a command run in a fresh interpreter, on a loaded machine.
 BOUND = 300.0
+
+
+def under_a_terminal(*arguments: str) -> tuple[int, str, str]:
+    """``python -m blanket *arguments*`` run with its stderr a pseudo-terminal:
+    its exit status, what it showed there, and what it printed on stdout."""
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "blanket", *arguments], cwd=ROOT, env=ENV,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+    finally:
+        os.close(slave)
+    shown = b""
+    deadline = time.monotonic() + BOUND
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # (Linux: the terminal's last writer is gone)
+                break
+            if not chunk:
+                break
+            shown += chunk
+        printed = process.communicate(timeout=BOUND)[0].decode()
+    finally:
+        os.close(master)
+        if process.poll() is None:  # pragma: no cover - the bound ran out
+            process.kill()
+            process.wait()
+    return process.returncode, shown.decode(), printed
 RACY = "tests.explore_bugs:check_then_act"
 FIXED = "tests.explore_bugs:check_then_act_fixed"
 COUNTER = "tests.lin_structures:COUNTER_OPERATIONS"
@@ -338,37 +371,8 @@ class ForReal(unittest.TestCase):
         self.assertIn("overdrawn: balance -60", ran.stderr)
 
     def test_the_progress_line_under_a_pseudo_terminal(self) -> None:
-        master, slave = pty.openpty()
-        try:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "blanket", "explore",
-                 "tests.explore_bugs:philosophers_fixed"],
-                cwd=ROOT, env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=slave)
-        finally:
-            os.close(slave)
-        shown = b""
-        deadline = time.monotonic() + BOUND
-        try:
-            while time.monotonic() < deadline:
-                ready, _, _ = select.select([master], [], [], 1.0)
-                if not ready:
-                    continue
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # (Linux: the terminal's last writer is gone)
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            printed = process.communicate(timeout=BOUND)[0].decode()
-        finally:
-            os.close(master)
-            if process.poll() is None:  # pragma: no cover - the bound ran out
-                process.kill()
-                process.wait()
-        self.assertEqual(process.returncode, 0, shown)
-        text = shown.decode()
+        status, text, printed = under_a_terminal("explore", "tests.explore_bugs:philosophers_fixed")
+        self.assertEqual(status, 0, text)
         self.assertIn("\r", text)
         self.assertRegex(text, r"\r[\d,]+ schedules, [\d,]+ runs/s, \d+ races, 0 gaps, "
                                r"[\d,]+ left")
