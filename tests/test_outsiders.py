@@ -23,7 +23,7 @@ from blanket.exploration.unseen import Unseen
 from blanket.outsiders import asleep
 from blanket.outsiders import waiters as outsiders_waiters
 
-from .support import quiet_thread_errors, unchecked
+from .support import arrive, quiet_thread_errors, unchecked
 
 BOUND = 5.0  # every wait of these tests ends well within it
 
@@ -303,6 +303,9 @@ class TheRunsEnd(unittest.TestCase):
         holder = scenario.thread(hold)
         with quiet_thread_errors(), scenario:
             scenario.skip(holder, twin.acquire)
+            # (parked at the gate before it is given up on: one still on its
+            # way there would take the gate too, and give it back as well)
+            self.assertIs(arrive(scenario, holder).primitive, gate)
             self.assertTrue(real.locked())
             with core.lock:
                 progress.abandon(core, [holder])
