@@ -42,10 +42,6 @@ from .scenarios import Op, Workload, WorkloadSetup, draw, watched
 #: The bound on preemptions of the first pass over the scenarios (with
 #: strategy "dfs" and no bound given): most bugs need no more.
 FIRST_PASS = 2
-#: The most schedules the first pass runs of a scenario: what it runs, the
-#: second pass runs again (unless it ran the scenario whole), so it is kept
-#: short, a glance at each scenario before every order of each is run.
-FIRST_PASS_SCHEDULES = 4
 #: The most smaller scenarios a minimization explores: it stops there, and
 #: reports the smallest failure found so far.
 MINIMIZE_TRIES = 100
@@ -337,9 +333,8 @@ def _checked(options: _Options, operations: Sequence[Op],
     strategy, max_preemptions = options.strategy, options.max_preemptions
     result = Linearizability(strategy, max_preemptions=max_preemptions)
     started = time.monotonic()
-    # Most bugs need few preemptions: a first pass bounded so, a few
-    # schedules of each scenario, finds them soon, before the whole space of
-    # every scenario is run.
+    # Most bugs need few preemptions: a first pass bounded so finds them soon,
+    # before the whole space of every scenario is run.
     passes = [FIRST_PASS, None] if strategy == "dfs" and max_preemptions is None \
         else [max_preemptions]
     # The scenarios the first pass ran whole (its bound left no order out):
@@ -354,10 +349,7 @@ def _checked(options: _Options, operations: Sequence[Op],
             if number in whole:
                 _count(result, *whole[number], again=True)
                 continue
-            # (The first pass: a few schedules of each, bounded.)
-            first = {} if bound is None else {"max_schedules": min(options.max_schedules,
-                                                                   FIRST_PASS_SCHEDULES)}
-            exploration, setup = options.explore(workload, max_preemptions=bound, **first)
+            exploration, setup = options.explore(workload, max_preemptions=bound)
             if bound is not None and exploration.exhausted and exploration.max_preemptions is None:
                 whole[number] = (exploration, setup)
             _count(result, exploration, setup)
