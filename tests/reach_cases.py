@@ -280,14 +280,15 @@ def never(scenario: Scenario) -> None:
 
 
 def two_sections(scenario: Scenario) -> None:
-    """Two threads, each taking one lock twice: several orders, several
-    of them with preemptions (the tests of explore use it too)."""
-    lock = scenario.Lock()
+    """Two threads, each taking one lock twice to add to one list: several
+    orders, several of them with preemptions (the tests of explore use it
+    too)."""
+    lock, log = scenario.Lock(), []
 
     def twice() -> None:
-        for _ in range(2):
+        for n in range(2):
             with lock:
-                pass
+                log.append(n)
 
     scenario.thread(twice)
     scenario.thread(twice)

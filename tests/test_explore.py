@@ -210,11 +210,11 @@ class DepthFirst(unittest.TestCase):
     def test_a_race_with_a_thread_not_yet_enabled_goes_back_through_its_enabler(
             self) -> None:
         def gated(scenario: Scenario) -> None:
-            lock, gate = scenario.Lock(), scenario.Event()
+            lock, gate, log = scenario.Lock(), scenario.Event(), []
 
             def section() -> None:
                 with lock:
-                    pass
+                    log.append(0)
 
             def after_the_gate() -> None:
                 gate.wait()
@@ -348,12 +348,12 @@ class StartInTurn(unittest.TestCase):
         seen: list[bool] = []
 
         def setup(scenario: Scenario) -> None:
-            lock = scenario.Lock()
+            lock, log = scenario.Lock(), []
 
             def work() -> None:
                 sum(range(2_000_000))  # several switch intervals of the GIL
                 with lock:
-                    pass
+                    log.append(0)
 
             A = scenario.thread(work)
             B = scenario.thread(work)

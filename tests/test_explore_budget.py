@@ -23,25 +23,25 @@ SAMPLING = ("random", "pct")
 
 
 def two_orders(scenario: Scenario) -> None:
-    """Two threads, one locked section each: two orders."""
-    lock = scenario.Lock()
+    """Two threads, one locked section each, adding to one list: two orders."""
+    lock, log = scenario.Lock(), []
 
     def section() -> None:
         with lock:
-            pass
+            log.append(0)
 
     scenario.thread(section)
     scenario.thread(section)
 
 
 def many_orders(scenario: Scenario) -> None:
-    """Two threads, six locked sections each: 924 orders."""
-    lock = scenario.Lock()
+    """Two threads, six locked sections each, adding to one list: 924 orders."""
+    lock, log = scenario.Lock(), []
 
     def sections() -> None:
-        for _ in range(6):
+        for n in range(6):
             with lock:
-                pass
+                log.append(n)
 
     scenario.thread(sections)
     scenario.thread(sections)
@@ -227,14 +227,15 @@ class Shards(unittest.TestCase):
 
 
 def three_threads(scenario: Scenario) -> None:
-    """Three threads, six locked sections each: 17,153,136 orders, more
-    than a search can run within any budget a test gives it."""
-    lock = scenario.Lock()
+    """Three threads, six locked sections each, adding to one list:
+    17,153,136 orders, more than a search can run within any budget a test
+    gives it."""
+    lock, log = scenario.Lock(), []
 
     def sections() -> None:
-        for _ in range(6):
+        for n in range(6):
             with lock:
-                pass
+                log.append(n)
 
     for _ in range(3):
         scenario.thread(sections)

@@ -168,12 +168,12 @@ class TheDepthFirstSearch(unittest.TestCase):
         # a later run names its calls without their place.
         def later(scenario: Scenario) -> None:
             first, second = scenario.Lock(), scenario.Lock()
-            run = next(RUNS)
+            run, log = next(RUNS), []
 
             def sections() -> None:
                 for k in range(2):
                     with second if run >= 3 and k == 1 else first:
-                        pass
+                        log.append(k)
 
             scenario.thread(sections)
             scenario.thread(sections)

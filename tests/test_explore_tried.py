@@ -45,12 +45,12 @@ def leaky(scenario: Scenario) -> object:
     """Fails from its second run in a process: the failure is the process's
     state, not an order of the threads, so no test of it can fail."""
     _RUNS.append(1)
-    lock = scenario.Lock()
+    lock, log = scenario.Lock(), []
     runs = len(_RUNS)
 
     def take() -> None:
         with lock:
-            pass
+            log.append(runs)
 
     scenario.thread(take)
     scenario.thread(take)

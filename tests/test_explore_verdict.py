@@ -453,14 +453,14 @@ class Verdict(unittest.TestCase):
                 pass
 
         def setup(scenario: Scenario) -> None:
-            lock = scenario.Lock()
+            lock, log = scenario.Lock(), []
             runs.append(len(runs) + 1)
             late = len(runs) == 40
 
             def work() -> None:
-                for _ in range(4):
+                for n in range(4):
                     with lock:
-                        pass
+                        log.append(n)
                 if late:
                     take_real()
 

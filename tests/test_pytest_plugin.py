@@ -176,12 +176,12 @@ class InProcess(unittest.TestCase):
             import pytest
 
             def rounds(scenario):
-                lock = scenario.Lock()
+                lock, log = scenario.Lock(), []
 
                 def work():
-                    for _ in range(3):
+                    for n in range(3):
                         with lock:
-                            pass
+                            log.append(n)
                 for _ in range(3):
                     scenario.thread(work)
 

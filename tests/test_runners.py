@@ -243,12 +243,12 @@ class NothingLeftRunning(unittest.TestCase):
         self.before = threading.active_count()
 
     def sections(self, scenario: blanket.Scenario) -> None:
-        lock = scenario.Lock()
+        lock, log = scenario.Lock(), []
 
         def worker() -> None:
-            for _ in range(2):
+            for n in range(2):
                 with lock:
-                    pass
+                    log.append(n)
 
         self.threads += [scenario.thread(worker), scenario.thread(worker)]
 

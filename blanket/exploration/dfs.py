@@ -7,13 +7,15 @@ replayed prefix that meets other calls than before stops it
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .races import MEMORY
 from .result import Step
-from .run import READ, Option, Run, dependent
+from .run import ACQUIRE, BLOCKED, READ, RELEASE, Option, Run, dependent, step_kind
+from .sections import APART, RACES, Section, Sections, opened
 from .sites import parked_at
 
 #: What the search says of a setup that is not deterministic, after naming
@@ -111,6 +113,13 @@ class Node:
     done: list[int] = field(default_factory=list)
     #: The options' numbers in the order a guide prefers them (None: as enabled).
     order: list[int] | None = None
+    #: The regular section each option taken here opened (None: it opened none).
+    effects: dict[int, Section | None] = field(default_factory=dict)
+    #: The sections of the sleeping options that open regular ones.
+    sleep_sections: dict[int, Section] = field(default_factory=dict)
+    #: What each parked thread's call is (see :func:`~blanket.exploration.run.step_kind`;
+    #: ``BLOCKED`` when nothing lets it go), when sections are told apart.
+    kinds: dict[int, str] = field(default_factory=dict)
 
     def cost(self, choice: int) -> int:
         """1 if taking option *choice* preempts the thread that went last."""
@@ -166,6 +175,31 @@ class _Earlier:
         return reversed(self._accesses if key.startswith(MEMORY) else self._on.get(key, []))
 
 
+class _Upcoming:
+    """Which step of a run let go the call a thread had pending at a depth."""
+
+    def __init__(self, steps: list[tuple[int, str, tuple[int, ...]]]) -> None:
+        self.steps = steps
+        self._own: dict[int, list[int]] = {}  # each thread's steps
+        self._moved: dict[int, list[int]] = {}  # the steps that moved it
+        for index, (thread, _, moved) in enumerate(steps):
+            self._own.setdefault(thread, []).append(index)
+            for woken in moved:
+                self._moved.setdefault(woken, []).append(index)
+
+    def step_of(self, thread: int, key: str, depth: int) -> int | None:
+        """The index of *thread*'s next step from *depth* on, if it let go the
+        call on *key* pending there: nothing moved the thread in between."""
+        own = self._own.get(thread, [])
+        at = bisect.bisect_left(own, depth)
+        if at == len(own) or self.steps[own[at]][1] != key:
+            return None
+        index = own[at]
+        moved = self._moved.get(thread, [])
+        woken = bisect.bisect_left(moved, depth)
+        return index if woken == len(moved) or moved[woken] >= index else None
+
+
 class DepthFirst:
     """Depth-first search with dynamic partial-order reduction (Flanagan and
     Godefroid's, with sleep sets; a race is reversed from a thread that can
@@ -177,9 +211,12 @@ class DepthFirst:
     steps not ordered by the run's happens-before adds the other order to
     the search where the first of them was chosen."""
 
-    def __init__(self, bound: int | None, split_depth: int, guide: Guide | None = None
-                 ) -> None:
+    def __init__(self, bound: int | None, split_depth: int, guide: Guide | None = None,
+                 lazy: bool = False) -> None:
         self.bound = bound
+        #: Whether two threads' regular critical sections that do not
+        #: conflict are independent (:mod:`blanket.exploration.sections`).
+        self.lazy = lazy
         #: What orders each node's options, if anything (see :data:`Guide`).
         self.guide = guide
         self.split_depth = split_depth
@@ -196,6 +233,14 @@ class DepthFirst:
         #: Whether the bound left out an order the search would have run:
         #: until it does, the search is the unbounded one.
         self.bounded = False
+
+    def _closes(self, thread: int, key: str) -> bool:
+        """Whether *thread*'s step on *key* just taken (a release) closes the
+        regular section its last step before opened."""
+        for node in reversed(self.stack[:-1]):
+            if node.choice // 2 == thread:
+                return node.effects.get(node.choice) is not None and node.key(node.choice) == key
+        return False
 
     def _allowed(self, node: Node, thread: int) -> bool:
         return self.bound is None or node.preemptions + node.cost(thread) <= self.bound
@@ -226,14 +271,37 @@ class DepthFirst:
                 carried = parent.sleep
                 if parent.done:
                     carried = {**carried, **{t: parent.key(t) for t in parent.done}}
-                sleep = {c: key for c, key in carried.items()
-                         if c // 2 != went and not dependent(key, chosen)}
+                section = opened(run, options) if self.lazy else None
+                parent.effects[parent.choice] = section
+                closing = self.lazy and run.kinds[-1] == RELEASE and self._closes(went, chosen)
+                sections: dict[int, Section] = {}
+                for c, key in carried.items():
+                    if c // 2 == went:
+                        continue
+                    asleep = parent.sleep_sections.get(c) if c in parent.sleep \
+                        else parent.effects.get(c)
+                    if not dependent(key, chosen):
+                        sleep[c] = key
+                    elif asleep is None or key != chosen:
+                        continue
+                    elif closing or (section is not None and not section.meets(asleep)):
+                        sleep[c] = key
+                    else:
+                        continue
+                    if asleep is not None:
+                        sections[c] = asleep
                 previous = went
                 preemptions = parent.preemptions + parent.cost(parent.choice)
             # Where each call was made only in the first run, whose nodes most
             # replays meet: it stops the world on a free-threaded build.
             node = Node(enabled, dict(run.pending), sleep, previous, preemptions, self.runs,
                         _calls(options, places=self.runs == 1))
+            if stack:
+                node.sleep_sections = sections
+            if self.lazy:
+                node.kinds = {o.thread: step_kind(o) for o in options}
+                for thread in run.pending:
+                    node.kinds.setdefault(thread, BLOCKED)
             choice = None
             if self.guide is not None:  # the guide's first that may go
                 node.order = self.guide(options, run, previous)
@@ -260,7 +328,7 @@ class DepthFirst:
         return [choice for choice, _ in enabled].index(node.choice)
 
     def analyse(self, steps: list[tuple[int, str, tuple[int, ...]]],
-                final: dict[int, str]) -> None:
+                final: dict[int, str], sections: Sections | None = None) -> None:
         """Add the reversals of the run's races to the backtrack sets: of
         each pending step with every earlier step of another thread it
         depends on and is not ordered after, unless through another such
@@ -268,36 +336,51 @@ class DepthFirst:
         not hide an earlier one that is not, see :func:`_covers`).
 
         *steps* holds each step's thread, primitive and the threads it moved
-        besides its own (a notified waiter depends on its notifier)."""
+        besides its own (a notified waiter depends on its notifier).
+        *sections*, the run's regular critical sections, makes the steps of
+        two threads' sections under one lock independent when the sections
+        do not conflict (:mod:`blanket.exploration.sections`); on such a
+        lock no step hides an earlier one, each is looked at."""
+        lazy = sections.keys if sections is not None else set()
+        upcoming = _Upcoming(steps) if lazy else None
         clocks: dict[int, dict[int, int]] = {}
         step_clocks: list[dict[int, int]] = []
         earlier = _Earlier()
         for k in range(len(steps) + 1):
             pending = self.stack[k].pending if k < len(steps) else final
-            for thread, key in pending.items():
-                own = clocks.get(thread, {})
+            kinds = self.stack[k].kinds if k < len(steps) else {}
+            for thread, key, own, mine in self._pending(pending, clocks, k, key_in=lazy,
+                                                        upcoming=upcoming, sections=sections):
                 raced: list[int] = []  # the later steps it races with
                 for i in earlier.latest_first(key):
                     other, other_key, _ = steps[i]
                     if not dependent(other_key, key):
                         continue
+                    verdict = RACES if sections is None else sections.races(
+                        mine, i, kinds.get(thread) in (ACQUIRE, BLOCKED))
+                    if verdict == APART:
+                        continue
                     # A race (not ordered), unless through a later one.
                     if other != thread and own.get(other, -1) < i and not any(
                             step_clocks[j].get(other, -1) >= i for j in raced):
                         self._reverse(steps, step_clocks, i, k, thread, key, own)
-                        raced.append(i)
-                    if _covers(other_key, key):
+                        if verdict == RACES:
+                            raced.append(i)
+                    if _covers(other_key, key) and key not in lazy:
                         # Every earlier dependent step happens before it (its
                         # own thread's too: they happen before the pending step).
                         break
             if k < len(steps):
                 thread, key, moved = steps[k]
                 clock = dict(clocks.get(thread, {}))
+                mine = sections.of.get(k) if sections is not None and key in lazy else None
                 for j in earlier.latest_first(key):
-                    if dependent(steps[j][1], key):
+                    if dependent(steps[j][1], key) and not (
+                            mine is not None and sections is not None
+                            and sections.apart(mine, j)):
                         for t, v in step_clocks[j].items():
                             clock[t] = max(clock.get(t, -1), v)
-                        if not steps[j][1].startswith(READ):
+                        if not steps[j][1].startswith(READ) and key not in lazy:
                             break  # every earlier dependent step is in its clock
                 clock[thread] = k
                 clocks[thread] = clock
@@ -308,6 +391,21 @@ class DepthFirst:
                     for t, v in clock.items():
                         merged[t] = max(merged.get(t, -1), v)
                     clocks[woken] = merged
+
+    @staticmethod
+    def _pending(pending: dict[int, str], clocks: dict[int, dict[int, int]], k: int, *,
+                 key_in: set[str], upcoming: _Upcoming | None, sections: Sections | None
+                 ) -> Iterator[tuple[int, str, dict[int, int], Section | None]]:
+        """Each pending call at depth *k*: its thread, key, the thread's clock,
+        and the regular section it opens or is part of (on a lock in
+        *key_in*, when the run let it go later: the step that did is its)."""
+        for thread, key in pending.items():
+            mine = None
+            if upcoming is not None and sections is not None and key in key_in:
+                index = upcoming.step_of(thread, key, k)
+                if index is not None:
+                    mine = sections.of.get(index)
+            yield thread, key, clocks.get(thread, {}), mine
 
     def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]],
                  step_clocks: list[dict[int, int]], i: int, k: int, thread: int,

@@ -17,11 +17,14 @@ from __future__ import annotations
 import bisect
 import itertools
 import typing
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .sites import Site, accesses, describe, is_item
+
+if TYPE_CHECKING:
+    from .sections import Sections
 
 #: One step of a run: its thread's number, its key (what it acted on), and
 #: the threads it moved besides its own.
@@ -54,20 +57,36 @@ def report(found: Sequence[Race]) -> str:
     return "data race(s):\n" + "\n".join(f"  {race}" for race in found)
 
 
-def clocks(trace: Sequence[TraceStep]) -> dict[tuple[int, int], dict[int, int]]:
+def clocks(trace: Sequence[TraceStep], sections: Sections | None = None
+           ) -> dict[tuple[int, int], dict[int, int]]:
     """The vector clock of each thread after each of its steps, by
     ``(thread, step number)``: for each thread, the last of its steps it
-    knows of."""
+    knows of. With *sections* (the run's regular critical sections, see
+    :mod:`blanket.exploration.sections`), a step of one follows no step of
+    another thread's that it does not conflict with."""
     current: dict[int, dict[int, int]] = {}
     last: dict[str, dict[int, int]] = {}
+    steps_on: dict[str, list[tuple[int, dict[int, int]]]] = {}  # on a lock with sections
+    lazy = set() if sections is None else sections.keys
     after: dict[tuple[int, int], dict[int, int]] = {}
     for number, (thread, key, moved) in enumerate(trace):
         clock = dict(current.get(thread, {}))
         syncs = not key.startswith(MEMORY)
-        if syncs:
+        if key in lazy:
+            assert sections is not None
+            # No longer one order of the lock's steps: each earlier one
+            # that is not apart from this step's section.
+            mine = sections.of.get(number)
+            earlier = steps_on.setdefault(key, [])
+            for index, known in earlier:
+                if not sections.apart(mine, index):
+                    _join(clock, known)
+        elif syncs:
             _join(clock, last.get(key, {}))
         clock[thread] = number
-        if syncs:
+        if key in lazy:
+            earlier.append((number, clock))
+        elif syncs:
             last[key] = clock
         current[thread] = after[(thread, number)] = clock
         for woken in moved:
@@ -87,28 +106,29 @@ def _join(clock: dict[int, int], other: dict[int, int]) -> dict[int, int]:
 Entry = tuple[int, Site, bool, int]
 
 
-def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceStep]
-         ) -> tuple[list[Race], set[Site]]:
+def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceStep],
+         sections: Sections | None = None) -> tuple[list[Race], set[Site]]:
     """The races among *records* (each thread's number, name and flat record
     of accesses, see ``blanket.exploration.sites.accesses``)
-    under the happens-before of *trace*; and the sites taking part.
+    under the happens-before of *trace* (and *sections*, see :func:`clocks`);
+    and the sites taking part.
 
     An access of a whole dict meets the accesses of the names it holds: of
     the globals it is (``globals()[name] = v``, ``exec(code, namespace)``),
     and of the attributes of the object whose ``__dict__`` it is
     (``vars(obj)[name] = v``); a write of ``obj.__class__`` or
     ``obj.__dict__`` meets every attribute access of ``obj``."""
-    after = clocks(trace)
+    after = clocks(trace, sections)
     # What each thread did to each piece of state, once per site, kind and epoch.
     seen: dict[tuple[int, str | None], dict[Entry, str]] = {}
     targets: dict[int, object] = {}
-    owners = _owners(records)
+    roots = owners(record for _, _, record in records)
     for thread, name, record in records:
         for site, target, attribute, write, epoch in accesses(record):
             if attribute is not None and is_item(site):
                 # A dict's item: the attribute of the object whose __dict__ it
                 # is, else (like any other item) the whole container.
-                owner = owners.get(id(target))
+                owner = roots.get(id(target))
                 target, attribute = (target, None) if owner is None else (owner, attribute)
             targets[id(target)] = target
             entries = seen.setdefault((id(target), attribute), {})
@@ -145,7 +165,7 @@ def _met(seen: dict[tuple[int, str | None], dict[Entry, str]], targets: dict[int
     met: list[tuple[Entry, str]] = []
     if type(target) is dict:  # a namespace: the globals
         met += seen.get((target_id, None), {}).items()
-    namespace = _namespace(target)
+    namespace = namespace_of(target)
     if namespace is not None:
         met += seen.get((id(namespace), None), {}).items()
     if attribute not in _WHOLE:
@@ -154,7 +174,7 @@ def _met(seen: dict[tuple[int, str | None], dict[Entry, str]], targets: dict[int
     return met
 
 
-def _namespace(target: object) -> dict[str, Any] | None:
+def namespace_of(target: object) -> dict[str, Any] | None:
     """*target*'s instance dict (a module's: its globals), if it has one."""
     try:
         namespace = object.__getattribute__(target, "__dict__")
@@ -163,17 +183,17 @@ def _namespace(target: object) -> dict[str, Any] | None:
     return namespace if type(namespace) is dict else None
 
 
-def _owners(records: Sequence[tuple[int, str, list[Any]]]) -> dict[int, object]:
+def owners(records: Iterable[list[Any]]) -> dict[int, object]:
     """The objects whose attributes the threads accessed, by the id of their
-    ``__dict__``."""
-    owners: dict[int, object] = {}
-    for _, _, record in records:
+    ``__dict__``, from the threads' flat *records*."""
+    found: dict[int, object] = {}
+    for record in records:
         for site, target, attribute, _, _ in accesses(record):
             if attribute is not None and not is_item(site) and site.depth > 0:
-                namespace = _namespace(target)
+                namespace = namespace_of(target)
                 if namespace is not None:
-                    owners[id(namespace)] = target
-    return owners
+                    found[id(namespace)] = target
+    return found
 
 
 def overlap(a: str, b: str) -> bool:

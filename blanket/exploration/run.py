@@ -47,6 +47,7 @@ from .watch import Transitive
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker
     from ..transaction import Transaction
+    from .sections import Sections
     from .sites import Site
 
 
@@ -156,6 +157,10 @@ class Run:
         self.failure: tuple[str, str] | None = None
         #: Each step's thread, primitive and the other threads it moved.
         self.trace: list[tuple[int, str, tuple[int, ...]]] = []
+        #: What each step was to the lock-aware reduction (see :func:`_kind`).
+        self.kinds: list[str] = []
+        #: Whether the threads' accesses were recorded (something watched).
+        self.recorded = racy is not None
         #: Every parked thread's call, by thread number, at the last settle.
         self.pending: dict[int, str] = {}
         #: Whether the run was cut short as one already covered, or as one
@@ -377,6 +382,7 @@ class Run:
                  if index == option.thread or index not in before or seen != before[index]]
         self.trace.append((option.thread, option.key,
                            tuple(index for index, _ in moved if index != option.thread)))
+        self.kinds.append(step_kind(option))
         self.taken.append((what, expired, disregarded, moved))
 
     def finish(self) -> None:
@@ -433,11 +439,18 @@ class Run:
                     self.failure = ("invariant", failed) if stuck is None else (
                         "deadlock", f"{stuck}\n{failed}")
 
-    def races(self) -> tuple[list[Race], set[Site]]:
-        """The data races among the run's accesses, and their sites."""
-        records = [(self._index(thread), thread.name, accesses)
-                   for thread, accesses in self.watch.records]
-        return races.find(records, self.trace)
+    def races(self, sections: Sections | None = None) -> tuple[list[Race], set[Site]]:
+        """The data races among the run's accesses, and their sites (under
+        the happens-before *sections* make, if given: see
+        :func:`blanket.exploration.races.clocks`)."""
+        names = [thread.name for thread in self.threads]
+        return races.find([(number, names[number], accesses)
+                           for number, accesses in self.records()], self.trace, sections)
+
+    def records(self) -> list[tuple[int, list[Any]]]:
+        """Each thread's number and flat record of accesses (see
+        :func:`blanket.exploration.sites.accesses`)."""
+        return [(self._index(thread), accesses) for thread, accesses in self.watch.records]
 
     def abort(self) -> None:
         """Tear down a run stopped half-way (a stall)."""
@@ -451,6 +464,26 @@ class Run:
             pass
         finally:
             self.scenario.close_injections()
+
+
+#: What a step is to the lock-aware reduction (:mod:`blanket.exploration.sections`):
+#: a plain blocking acquire of a ``Lock`` or an ``RLock``, a release of one,
+#: or anything else; and what a parked call no option lets go is (it waits).
+ACQUIRE, RELEASE, OTHER, BLOCKED = "acquire", "release", "", "blocked"
+
+
+def step_kind(option: Option) -> str:
+    """What *option*'s step is to the lock-aware reduction: a plain blocking
+    acquire of a ``Lock`` or an ``RLock`` (no timeout: it goes only once the
+    lock is free), a release of one, or anything else."""
+    tx = option.tx
+    spec = tx.spec
+    if spec.kind in ("Lock", "RLock") and option.how == "go":
+        if spec.name == "release":
+            return RELEASE
+        if spec.name == "acquire" and tx.args[0] is True and tx.args[1] == -1:
+            return ACQUIRE
+    return OTHER
 
 
 def user_trace(error: BaseException) -> str:

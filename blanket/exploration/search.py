@@ -48,17 +48,17 @@ once, and the races it meets restart the search in every shard alike.
 from __future__ import annotations
 
 import random
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from ..interpreters import refuse_untested
 from ..seconds import BUDGET, Deadline
 from . import pct, uniform
 from .affinity import one_cpu
+from .alone import alone
 from .arguments import RACES, check_arguments, check_count, check_guided, parse_shard
 from .dfs import DepthFirst, NotDeterministic
 from .guided import Guide
@@ -74,6 +74,7 @@ from .reproduce import reproduce, summary_of
 from .result import Exploration, Failure, Setup, unchecked
 from .run import Chooser, Run, run_once
 from .runners import Runners
+from .sections import Sections, sections_of
 from .shrink import shrink
 from .sites import Site
 from .tried import try_failure_test, try_reach_test
@@ -207,7 +208,7 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                "depth": depth, "split_depth": split_depth, "timeout": timeout, "name": name,
                "races": races, "exclude": exclude, "reach": reach, "lines": lines,
                "guided": guided}
-    with _alone():  # one exploration at a time in a process
+    with alone():  # one exploration at a time in a process
         if check_processes(setup, processes) > 1:
             if shard is not None:
                 raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
@@ -262,40 +263,6 @@ def _hand_over(result: Exploration, setup: Setup, options: dict[str, Any],
     for found in result.reached.values():
         if found is not None:
             found.checked = try_reach_test(found.source, timeout)
-
-
-class _Exploring:
-    """The thread exploring now, and how deep (its explorations nest: a
-    setup of a test may explore), guarded by :attr:`lock`."""
-
-    lock = threading.Lock()
-    owner: threading.Thread | None = None
-    depth = 0
-
-
-@contextmanager
-def _alone() -> Iterator[None]:
-    """Make the calling thread's exploration the process's only one:
-    another thread's, going on, is refused (RuntimeError). Explorations
-    set process-wide hooks (``sys.monitoring``'s tool, the threads'
-    profile, the CPU the threads run on, the state ``logging`` is put back
-    to), which two at once would take from each other."""
-    me = threading.current_thread()
-    with _Exploring.lock:
-        owner = _Exploring.owner
-        if owner is not None and owner is not me:
-            raise RuntimeError(f"explore: thread {me.name!r} cannot explore while thread "
-                               f"{owner.name!r} does: one exploration at a time in a "
-                               "process (run them one after another, or in processes of "
-                               "their own)")
-        _Exploring.owner, _Exploring.depth = me, _Exploring.depth + 1
-    try:
-        yield
-    finally:
-        with _Exploring.lock:
-            _Exploring.depth -= 1
-            if not _Exploring.depth:
-                _Exploring.owner = None
 
 
 def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
@@ -385,6 +352,9 @@ class _Searching:
         self.sampled: int | None = None
         #: When the wall-clock budget is spent.
         self.deadline = Deadline(BUDGET)
+        #: Whether the depth-first search tells critical sections apart
+        #: (:mod:`.sections`): while watched, nothing met unseen.
+        self.lazy = self.racy is not None
 
     def out_of_time(self) -> bool:
         """Whether the wall-clock budget is spent, a run made: the search
@@ -412,12 +382,12 @@ class _Searching:
             self.runners.run_over()
 
     def take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
-             search: DepthFirst | None) -> str:
+             search: DepthFirst | None, sections: Sections | None = None) -> str:
         """Count *run* (its schedule among *schedules* when it is this shard's,
         *mine*; *search* the depth-first search that made it, if one did):
         :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`; say
         how far the search went when a report is due."""
-        went = self._take(run, mine, schedules, search)
+        went = self._take(run, mine, schedules, search, sections)
         if self.reporter is not None and self.reporter.due():
             self.reporter.report(self.progress())
         return went
@@ -435,7 +405,7 @@ class _Searching:
                         unseen, self.budget, max(0, self.budget - spent), done)
 
     def _take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
-              search: DepthFirst | None) -> str:
+              search: DepthFirst | None, sections: Sections | None) -> str:
         """:meth:`take`, the report aside."""
         result = self.result
         result.runs += 1
@@ -445,7 +415,7 @@ class _Searching:
             schedules.append(run.marks())
         grown = unwatched = False
         if self.racy is not None:
-            found, sites = run.races()
+            found, sites = run.races(sections)
             sites |= run.free_spins.sites  # where a thread spun: steps too
             # Code the run did not watch, watched from now on (in a shard too:
             # the other shards' runs meet it themselves where they run it).
@@ -492,10 +462,15 @@ class _Searching:
         """One run of the depth-first *search*, counted among *schedules* when
         its prefix is this shard's: as :meth:`take`, or ``"ended"`` when it
         was the search's last."""
+        search.lazy = self.lazy
         run = self.run(search.choose)
-        search.analyse(run.trace, run.pending)
+        # Once anything was met unseen, what a section did may not all have
+        # been watched: from then on no two sections on a lock are apart.
+        search.lazy = self.lazy = self.lazy and not self.unseen.notes
+        sections = sections_of(run) if search.lazy else None
+        search.analyse(run.trace, run.pending, sections)
         mine = _owner(run.marks(self.split_depth), self.count) == self.index
-        went = self.take(run, mine, schedules, search)
+        went = self.take(run, mine, schedules, search, sections)
         return went if went != GOING or search.advance(mine) else ENDED
 
     def finish(self) -> Exploration:

@@ -1,0 +1,272 @@
+"""Critical sections that commute: the lock-aware part of the depth-first
+search's reduction.
+
+Two threads' sections under one lock are ordered by it, but when neither
+touches what the other writes, running them the other way round reaches
+the same state: the search need not run both orders. (Kokologiannakis et
+al., "Effective lock handling in stateless model checking", OOPSLA 2019,
+explore up to this equivalence.) Two lookups in a locked cache that both
+miss, say, run alike in either order.
+
+A section is *regular* when it is one step of its thread's: a plain
+blocking ``acquire`` of a ``Lock`` or ``RLock`` (``with lock:``, no
+timeout, no try) that moved no other thread, and the thread's next call the
+release of the same lock. Nothing else of the thread's is a step between
+(no call on another primitive, no racy access: those make steps of their
+own), so no other thread can see the section half-way. What it did is what
+its thread recorded while it ran (:mod:`blanket.exploration.sites`: each
+access tagged with the step during which it was made): two sections
+conflict when one wrote an object the other reached. In one run objects
+are told apart by identity (an instance's attribute meets its ``__dict__``
+and its classes); between runs, whose objects are not the same ones, by
+kind (:func:`_name`). An object of ``threading``'s or ``weakref``'s, whose
+methods the watch does not watch, counts as written; a primitive's calls
+are steps, not accesses.
+
+What a section did is known only as far as the watch saw it: the search
+tells sections apart only while nothing was met unseen
+(:mod:`blanket.exploration.unseen`, :class:`~blanket.exploration.watch.Transitive`).
+Every other step on the lock (a try, a timed acquire, ``locked()``, a
+section with steps inside) is ordered with all the others, as before.
+"""
+
+from __future__ import annotations
+
+import sys
+import typing
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+from .races import TraceStep, namespace_of, owners
+from .realprims import REAL_KINDS
+from .run import ACQUIRE, RELEASE, Option, Run, step_kind
+from .sites import Access, accesses, is_item
+from .watch import NEVER
+
+#: What :meth:`Sections.races` says.
+RACES, APART, ASIDE = "races", "apart", "aside"
+
+
+class Section:
+    """One thread's regular critical section: from its acquire to its release."""
+
+    __slots__ = ("thread", "key", "first", "last", "objects", "kinds", "attribute")
+
+    def __init__(self, thread: int, key: str, first: int) -> None:
+        self.thread = thread
+        #: The lock's key, and the indices of the acquire and the release.
+        self.key = key
+        self.first = first
+        self.last = -1
+        #: What the section reached, by object id: True if it wrote it.
+        self.objects: dict[int, bool] = {}
+        #: The same by kind of object (see :func:`_name`), for comparing
+        #: sections of two runs, whose objects are not the same.
+        self.kinds: dict[Name, bool] = {}
+        #: Whether it wrote an instance's attribute (None: it reached none).
+        self.attribute: bool | None = None
+
+    def conflicts(self, other: Section) -> bool:
+        """Whether running this section and *other*, of the same run, the
+        other way round may not reach the same state."""
+        return _meet(self.objects, other.objects)
+
+    def meets(self, other: Section) -> bool:
+        """:meth:`conflicts` for a section of another run."""
+        return _meet(self.kinds, other.kinds) or _any_instance(self, other) \
+            or _any_instance(other, self)
+
+
+T = typing.TypeVar("T")
+
+
+def _any_instance(one: Section, other: Section) -> bool:
+    """Whether *one* reached a dict that may be an instance's ``__dict__``
+    and *other* an instance's attribute, one of them writing."""
+    if _ANY_INSTANCE not in one.kinds or other.attribute is None:
+        return False
+    return one.kinds[_ANY_INSTANCE] or other.attribute
+
+
+def _meet(mine: dict[T, bool], theirs: dict[T, bool]) -> bool:
+    """Whether one wrote what the other reached."""
+    if len(theirs) < len(mine):
+        mine, theirs = theirs, mine
+    return any(target in theirs and (wrote or theirs[target]) for target, wrote in mine.items())
+
+
+def sections_of(run: Run) -> Sections | None:
+    """*run*'s regular critical sections; ``None`` when its threads'
+    accesses were not recorded (nothing watched): then nothing tells two
+    sections apart."""
+    if not run.recorded:
+        return None
+    return Sections(run.trace, run.kinds, run.records())
+
+
+class Sections:
+    """The regular sections of a run, and the step of each that is one of
+    theirs."""
+
+    def __init__(self, trace: Sequence[TraceStep], kinds: Sequence[str],
+                 records: Sequence[tuple[int, list[Any]]]) -> None:
+        #: The section each step belongs to (its acquire, release, or a nested
+        #: acquire or release of an ``RLock``), by the step's index.
+        self.of: dict[int, Section] = {}
+        #: The locks that have a regular section: only their steps are read
+        #: differently by the search.
+        self.keys: set[str] = set()
+        # Each thread's accesses by the step they were made during.
+        during: dict[tuple[int, int], list[Access]] = {}
+        for thread, record in records:
+            for access in accesses(record):
+                during.setdefault((thread, access[4]), []).append(access)
+        roots = owners(record for _, record in records)
+        last_of: dict[int, int] = {}  # each thread's step before, by index
+        for index, (thread, key, _) in enumerate(trace):
+            before = last_of.get(thread)
+            last_of[thread] = index
+            if before is None or kinds[before] != ACQUIRE or kinds[index] != RELEASE \
+                    or trace[before][1] != key or trace[before][2]:
+                continue
+            # The thread's acquire, then at once its release of the same lock.
+            section = Section(thread, key, before)
+            section.last = index
+            _reached(section, during.get((thread, before), ()), roots)
+            self.keys.add(key)
+            self.of[before] = self.of[index] = section
+
+    def races(self, section: Section | None, index: int, waits: bool) -> str:
+        """Whether a pending call (that opens the regular *section*, if it
+        does; that *waits* for the lock to be free, if it does) races with
+        the step at *index*, another thread's on the same lock: :data:`RACES`,
+        :data:`APART`, or :data:`ASIDE` (it races, but hides no earlier step).
+
+        Not with another regular section's acquire when the two do not
+        conflict. Not with a release that closes a regular section, when the
+        call waits for the lock: it could not go where the lock is held, so
+        the reversal is the section's, with its acquire. A call that can go
+        there (a try, a timed acquire, ``locked()``) races with the release,
+        and with the acquire too."""
+        other = self.of.get(index)
+        if other is None or (section is not None and other.thread == section.thread):
+            return RACES
+        if other.first != index:
+            return APART if waits else ASIDE
+        return RACES if section is None or section.conflicts(other) else APART
+
+    def apart(self, section: Section | None, index: int) -> bool:
+        """Whether the regular *section* and the step at *index* are in two
+        threads' regular sections that do not conflict."""
+        if section is None:
+            return False
+        other = self.of.get(index)
+        return other is not None and other.thread != section.thread \
+            and not section.conflicts(other)
+
+
+def _during(record: list[Any], step: int) -> list[Access]:
+    """The accesses of a thread's flat *record* made during *step*: the
+    record's last ones when that step is the run's last so far (the record
+    grows in the order of the steps)."""
+    found: list[Access] = []
+    end = len(record)
+    while end and record[end - 1] >= step:
+        if record[end - 1] == step:
+            found.append(cast(Access, tuple(record[end - 5:end])))
+        end -= 5
+    return found[::-1]
+
+
+def _reached(section: Section, reached: Iterable[Access], roots: dict[int, object]) -> None:
+    """Note in *section* what its thread *reached* inside it."""
+    objects, kinds = section.objects, section.kinds
+    for site, target, name, write, _ in reached:
+        target = roots.get(id(target), target)
+        kind = type(target)
+        module = _module(kind)
+        if kind in REAL_KINDS or module.partition(".")[0] == "blanket":
+            continue  # a primitive (or its twin): its calls are steps
+        # What the methods of threading's or weakref's classes do is not
+        # watched: any access of one of their objects may change it.
+        write = write or module in _UNWATCHED
+        _note(objects, id(target), write)
+        _note(kinds, _name(target), write)
+        if name is not None and not is_item(site) and not issubclass(kind, type) \
+                and kind is not dict:  # (a dict's name is a global's)
+            # An attribute is an item of the object's __dict__ too (reached
+            # as one by ``vars(obj)[name]``), and reading it reads its classes.
+            namespace = namespace_of(target)
+            if namespace is not None:
+                _note(objects, id(namespace), write)
+            section.attribute = section.attribute or write
+            for klass in type.__getattribute__(kind, "__mro__"):
+                _note(objects, id(klass), False)
+                _note(kinds, _name(klass), False)
+
+
+_UNWATCHED = frozenset({*NEVER, "threading", "_threading_local"})
+
+#: An object as sections of two runs are compared (see :func:`_name`).
+Name = tuple[str, str, str]
+
+#: What a dict stands for when it may be an instance's ``__dict__``: it
+#: meets every instance's attribute (see :meth:`Section.meets`).
+_ANY_INSTANCE: Name = ("any instance", "", "")
+
+
+def _name(target: object) -> Name:
+    """What stands for *target* when two runs' sections are compared: not its
+    id (each run makes its objects anew) but its kind, the same in every run:
+    a class by its own name, a module's globals by the module's, anything
+    else by its class's (two objects of one class are one, which can only
+    make more sections conflict). A plain dict that is no module's globals
+    may be an instance's ``__dict__`` (``vars(obj)`` handed over): it is
+    :data:`_ANY_INSTANCE`. (Nothing here asks the object itself: its own
+    ``__getattribute__`` is watched code, which would record as it is read.)"""
+    kind = type(target)
+    if issubclass(kind, type):
+        return ("class", _module(target), _type_attribute(target, "__qualname__"))
+    if kind is dict:
+        module = dict.get(cast(dict[str, object], target), "__name__")
+        if type(module) is str and getattr(sys.modules.get(module), "__dict__", None) is target:
+            return ("globals", module, "")
+        return _ANY_INSTANCE
+    return ("of", _module(kind), _type_attribute(kind, "__qualname__"))
+
+
+def _type_attribute(kind: object, name: str) -> str:
+    """*kind*'s *name* (a class's), its metaclass's own lookup left out."""
+    return str(type.__getattribute__(kind, name))
+
+
+def _module(kind: object) -> str:
+    """The module *kind* (a class) was made in."""
+    return _type_attribute(kind, "__module__")
+
+
+def _note(reached: dict[T, bool], target: T, write: bool) -> None:
+    reached[target] = reached.get(target, False) or write
+
+
+def opened(run: Run, options: list[Option]) -> Section | None:
+    """The regular section *run*'s last step opened, as far as the run has
+    gone: that step a plain acquire whose thread's call now is the release
+    of the same lock (nothing between), with what the thread reached in it;
+    ``None`` otherwise."""
+    if not run.recorded or not run.kinds or run.kinds[-1] != ACQUIRE:
+        return None
+    thread, key, moved = run.trace[-1]
+    if moved or not any(o.thread == thread and o.key == key and step_kind(o) == RELEASE
+                        for o in options):
+        return None
+    section = Section(thread, key, len(run.trace) - 1)
+    section.last = len(run.trace)
+    records = run.records()
+    reached = [access for number, record in records if number == thread
+               for access in _during(record, section.first)]
+    # A dict's item is its owner's attribute when the dict is an instance's
+    # __dict__ (see blanket.exploration.races.owners): looked for only then.
+    dicts = any(type(target) is dict and is_item(site) for site, target, *_ in reached)
+    _reached(section, reached, owners(record for _, record in records) if dicts else {})
+    return section
