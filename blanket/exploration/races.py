@@ -174,6 +174,9 @@ def _met(seen: dict[tuple[int, str | None], dict[Entry, str]], targets: dict[int
     return met
 
 
+# (typeguard stays off it: its check of *target* would ask the object itself,
+# whose own __getattribute__ may be watched code, recording as it is read.)
+@typing.no_type_check
 def namespace_of(target: object) -> dict[str, Any] | None:
     """*target*'s instance dict (a module's: its globals), if it has one."""
     try:

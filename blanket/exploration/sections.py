@@ -165,6 +165,7 @@ class Sections:
             and not section.conflicts(other)
 
 
+@typing.no_type_check  # (see _name)
 def _during(record: list[Any], step: int) -> list[Access]:
     """The accesses of a thread's flat *record* made during *step*: the
     record's last ones when that step is the run's last so far (the record
@@ -178,6 +179,7 @@ def _during(record: list[Any], step: int) -> list[Access]:
     return found[::-1]
 
 
+@typing.no_type_check  # (see _name)
 def _reached(section: Section, reached: Iterable[Access], roots: dict[int, object]) -> None:
     """Note in *section* what its thread *reached* inside it."""
     objects, kinds = section.objects, section.kinds
@@ -215,6 +217,10 @@ Name = tuple[str, str, str]
 _ANY_INSTANCE: Name = ("any instance", "", "")
 
 
+# (typeguard stays off these: its check of an object the threads reached would
+# ask the object itself, whose own __getattribute__ may be watched code, which
+# would record, in the thread making the choice, as its record is read.)
+@typing.no_type_check
 def _name(target: object) -> Name:
     """What stands for *target* when two runs' sections are compared: not its
     id (each run makes its objects anew) but its kind, the same in every run:
@@ -235,11 +241,13 @@ def _name(target: object) -> Name:
     return ("of", _module(kind), _type_attribute(kind, "__qualname__"))
 
 
+@typing.no_type_check  # (see _name)
 def _type_attribute(kind: object, name: str) -> str:
     """*kind*'s *name* (a class's), its metaclass's own lookup left out."""
     return str(type.__getattribute__(kind, name))
 
 
+@typing.no_type_check  # (see _name)
 def _module(kind: object) -> str:
     """The module *kind* (a class) was made in."""
     return _type_attribute(kind, "__module__")
@@ -268,5 +276,5 @@ def opened(run: Run, options: list[Option]) -> Section | None:
     # A dict's item is its owner's attribute when the dict is an instance's
     # __dict__ (see blanket.exploration.races.owners): looked for only then.
     dicts = any(type(target) is dict and is_item(site) for site, target, *_ in reached)
-    _reached(section, reached, owners(record for _, record in records) if dicts else {})
+    _reached(section, reached, owners(record[:] for _, record in records) if dicts else {})
     return section
