@@ -373,3 +373,24 @@ class Kinds(unittest.TestCase):
 
     def test_a_class_s_attribute_meets_its_instances_reads(self) -> None:
         self.assert_meet([(Box, "limit", True)], [(Box(), "limit", False)], True, True)
+
+
+class HandedOver(unittest.TestCase):
+    def test_a_release_with_no_acquire_of_its_thread_s_before_it(self) -> None:
+        # The setup takes the lock; A's first step gives it back; B's
+        # section can only follow: one order, and A's release closes no
+        # section of A's.
+        def threads(scenario: Scenario) -> Callable[[], object]:
+            lock, log = scenario.Lock(), []
+            lock.acquire()
+            scenario.thread(lock.release)
+
+            def take() -> None:
+                with lock:
+                    log.append("B")
+            scenario.thread(take)
+            return lambda: tuple(log)
+        seen, result = outcomes_of(threads)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(seen, {("B",)})
+        self.assertEqual(result.count, 1)

@@ -159,8 +159,6 @@ class Run:
         self.trace: list[tuple[int, str, tuple[int, ...]]] = []
         #: What each step was to the lock-aware reduction (see :func:`_kind`).
         self.kinds: list[str] = []
-        #: Whether the threads' accesses were recorded (something watched).
-        self.recorded = racy is not None
         #: Every parked thread's call, by thread number, at the last settle.
         self.pending: dict[int, str] = {}
         #: Whether the run was cut short as one already covered, or as one

@@ -95,12 +95,9 @@ def _meet(mine: dict[T, bool], theirs: dict[T, bool]) -> bool:
     return any(target in theirs and (wrote or theirs[target]) for target, wrote in mine.items())
 
 
-def sections_of(run: Run) -> Sections | None:
-    """*run*'s regular critical sections; ``None`` when its threads'
-    accesses were not recorded (nothing watched): then nothing tells two
-    sections apart."""
-    if not run.recorded:
-        return None
+def sections_of(run: Run) -> Sections:
+    """*run*'s regular critical sections (its threads' accesses recorded:
+    the search tells sections apart only while it watches them)."""
     return Sections(run.trace, run.kinds, run.records())
 
 
@@ -172,9 +169,8 @@ def _during(record: list[Any], step: int) -> list[Access]:
     grows in the order of the steps)."""
     found: list[Access] = []
     end = len(record)
-    while end and record[end - 1] >= step:
-        if record[end - 1] == step:
-            found.append(cast(Access, tuple(record[end - 5:end])))
+    while end and record[end - 1] == step:
+        found.append(cast(Access, tuple(record[end - 5:end])))
         end -= 5
     return found[::-1]
 
@@ -262,7 +258,7 @@ def opened(run: Run, options: list[Option]) -> Section | None:
     gone: that step a plain acquire whose thread's call now is the release
     of the same lock (nothing between), with what the thread reached in it;
     ``None`` otherwise."""
-    if not run.recorded or not run.kinds or run.kinds[-1] != ACQUIRE:
+    if run.kinds[-1] != ACQUIRE:  # (a step was taken: a node is made after it)
         return None
     thread, key, moved = run.trace[-1]
     if moved or not any(o.thread == thread and o.key == key and step_kind(o) == RELEASE
