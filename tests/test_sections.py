@@ -318,17 +318,20 @@ class Apart(unittest.TestCase):
 
 def two_sections(first: list[tuple[object, str | None, bool]],
                  second: list[tuple[object, str | None, bool]]) -> Sections:
-    """The sections of a run where thread 0 then thread 1 take a lock once,
-    each reaching its list's (target, attribute or ``None`` for an item,
-    write)."""
+    """The sections of a run where threads 0, 1 and 2 take a lock once in
+    turn, the first two reaching their list's (target, attribute or ``None``
+    for an item, write)."""
     def record(accesses: list[tuple[object, str | None, bool]], epoch: int) -> list[Any]:
         flat: list[Any] = []
         for target, name, write in accesses:
             site = Site(write, name, 1 if name is not None else 2, "f", "f.py", 1, {})
             flat += [site, target, name, write, epoch]
         return flat
-    trace = [(0, "Lock 1", ()), (0, "Lock 1", ()), (1, "Lock 1", ()), (1, "Lock 1", ())]
-    return Sections(trace, [ACQUIRE, RELEASE, ACQUIRE, RELEASE],
+    # (A third thread's section reaches nothing: it conflicts with neither,
+    # so the lock is one whose sections are told apart, see Sections.keys.)
+    trace = [(0, "Lock 1", ()), (0, "Lock 1", ()), (1, "Lock 1", ()), (1, "Lock 1", ()),
+             (2, "Lock 1", ()), (2, "Lock 1", ())]
+    return Sections(trace, [ACQUIRE, RELEASE] * 3,
                     [(0, record(first, 0)), (1, record(second, 2))])
 
 
@@ -394,3 +397,27 @@ class HandedOver(unittest.TestCase):
         self.assertTrue(result.exhausted, result)
         self.assertEqual(seen, {("B",)})
         self.assertEqual(result.count, 1)
+
+
+class Locks(unittest.TestCase):
+    """Which locks' sections the search tells apart (:attr:`Sections.keys`):
+    only those where two threads' sections do not conflict."""
+
+    def keys(self, first: list[tuple[object, str | None, bool]],
+             second: list[tuple[object, str | None, bool]]) -> set[str]:
+        sections = two_sections(first, second)
+        del sections.of[4], sections.of[5]  # (the helper's third: checked below)
+        found = [one for index, one in sections.of.items() if index == one.first]
+        return {one.key for one in found} if Sections.apart_somewhere(found) else set()
+
+    def test_every_section_bumping_one_counter(self) -> None:
+        box = Box()
+        self.assertEqual(self.keys([(box, "n", True)], [(box, "n", True)]), set())
+
+    def test_a_write_and_a_read_of_one_object(self) -> None:
+        box = Box()
+        self.assertEqual(self.keys([(box, "n", True)], [(box, "n", False)]), set())
+
+    def test_two_sections_apart(self) -> None:
+        self.assertEqual(self.keys([(Box(), "n", True)], [(Box(), "n", True)]), {"Lock 1"})
+        self.assertEqual(two_sections([], []).keys, {"Lock 1"})

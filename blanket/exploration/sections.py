@@ -110,28 +110,53 @@ class Sections:
         #: The section each step belongs to (its acquire, release, or a nested
         #: acquire or release of an ``RLock``), by the step's index.
         self.of: dict[int, Section] = {}
-        #: The locks that have a regular section: only their steps are read
-        #: differently by the search.
+        #: The locks with two threads' regular sections that do not
+        #: conflict: only their steps are read differently by the search
+        #: (on the others, every two sections conflict: ordered as ever).
         self.keys: set[str] = set()
-        # Each thread's accesses by the step they were made during.
-        during: dict[tuple[int, int], list[Access]] = {}
-        for thread, record in records:
-            for access in accesses(record):
-                during.setdefault((thread, access[4]), []).append(access)
-        roots = owners(record for _, record in records)
+        opens: dict[int, int] = {}  # each regular section's acquire: its release
         last_of: dict[int, int] = {}  # each thread's step before, by index
         for index, (thread, key, _) in enumerate(trace):
             before = last_of.get(thread)
             last_of[thread] = index
-            if before is None or kinds[before] != ACQUIRE or kinds[index] != RELEASE \
-                    or trace[before][1] != key or trace[before][2]:
-                continue
-            # The thread's acquire, then at once its release of the same lock.
-            section = Section(thread, key, before)
-            section.last = index
-            _reached(section, during.get((thread, before), ()), roots)
-            self.keys.add(key)
-            self.of[before] = self.of[index] = section
+            if before is not None and kinds[before] == ACQUIRE and kinds[index] == RELEASE \
+                    and trace[before][1] == key and not trace[before][2]:
+                # The thread's acquire, then at once its release of the same lock.
+                opens[before] = index
+        # What each section reached: its thread's accesses during its acquire.
+        during: dict[int, list[Access]] = {}
+        for thread, record in records:
+            for access in accesses(record):
+                step = access[4]
+                if step in opens and trace[step][0] == thread:
+                    during.setdefault(step, []).append(access)
+        dicts = any(type(access[1]) is dict and is_item(access[0])
+                    for reached in during.values() for access in reached)
+        roots = owners(record for _, record in records) if dicts else {}
+        on: dict[str, list[Section]] = {}  # the sections on each lock
+        for first, last in opens.items():
+            thread, key, _ = trace[first]
+            section = Section(thread, key, first)
+            section.last = last
+            _reached(section, during.get(first, ()), roots)
+            on.setdefault(key, []).append(section)
+        for key, found in on.items():
+            if self.apart_somewhere(found):
+                self.keys.add(key)
+                for section in found:
+                    self.of[section.first] = self.of[section.last] = section
+
+    @staticmethod
+    def apart_somewhere(sections: list[Section]) -> bool:
+        """Whether two threads' *sections* (on one lock) do not conflict: not
+        when every one wrote one object (a counter all of them bump), else as
+        each two say."""
+        written = [{target for target, wrote in one.objects.items() if wrote}
+                   for one in sections]
+        if set.intersection(*written):
+            return False
+        return any(one.thread != other.thread and not one.conflicts(other)
+                   for n, one in enumerate(sections) for other in sections[n + 1:])
 
     def races(self, section: Section | None, index: int, waits: bool) -> str:
         """Whether a pending call (that opens the regular *section*, if it
