@@ -44,6 +44,10 @@ nitpick_ignore = [
     ("py:class", "Setup"),
     # blanket.outsiders' alias for "who of a scenario holds a real lock".
     ("py:class", "Holder"),
+    # races.find's: a run's steps, and its critical sections (imported for
+    # the annotation only, which autodoc then shows unresolved).
+    ("py:class", "TraceStep"),
+    ("py:class", "Sections"),
     # The type variable of primitives.Kind (the primitive a kind makes).
     ("py:class", "P"),
     # Exploration.schedules: list[tuple[str, ...]], whose "..." Sphinx cuts.

@@ -31,7 +31,7 @@ to 31); on the nine of ``tests/reach_more.py``, written to check it
 (more threads, threads that do something else), 38 for 107, and no more
 on any but one (``window``: 13 for 4, where the threads' critical sections
 that touch nothing of each other's are apart, see
-:mod:`blanket.exploration.sections`). The first order tried (other threads
+``blanket.exploration.sections``). The first order tried (other threads
 first, then expiries) lost on some of those (24 runs for 16 on five): a
 thread doing something else was let in at every switch.
 """

@@ -110,7 +110,7 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
          sections: Sections | None = None) -> tuple[list[Race], set[Site]]:
     """The races among *records* (each thread's number, name and flat record
     of accesses, see ``blanket.exploration.sites.accesses``)
-    under the happens-before of *trace* (and *sections*, see :func:`clocks`);
+    under the happens-before of *trace* (and *sections*, see ``clocks``);
     and the sites taking part.
 
     An access of a whole dict meets the accesses of the names it holds: of
