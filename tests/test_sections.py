@@ -261,37 +261,32 @@ class Conflicts(unittest.TestCase):
         self.assert_both_orders(threads, {"A", "B"})
 
 
+def each_sets_its_own(make: Callable[[int], Any]) -> tuple[set[object], blanket.Exploration]:
+    """The outcomes and the search of two threads, each setting its own
+    object (``make(n)`` for thread *n*) three times under one lock."""
+    def setup(scenario: Scenario) -> Callable[[], object]:
+        lock, boxes = scenario.Lock(), [make(n) for n in range(2)]
+
+        def set_own(box: Any) -> None:
+            for n in range(3):
+                with lock:
+                    box.value = n
+        for box in boxes:
+            scenario.thread(set_own, box)
+        return lambda: tuple(box.value for box in boxes)
+    return outcomes_of(setup)
+
+
 class Apart(unittest.TestCase):
     def test_sections_that_touch_nothing_of_each_other_s_run_in_one_order(self) -> None:
         kinds = [type("Mine", (), {}), type("Yours", (), {})]
-
-        def threads(scenario: Scenario) -> Callable[[], object]:
-            lock, boxes = scenario.Lock(), [kind() for kind in kinds]
-
-            def set_own(box: Any) -> None:
-                for n in range(3):
-                    with lock:
-                        box.value = n
-            for box in boxes:
-                scenario.thread(set_own, box)
-            return lambda: tuple(box.value for box in boxes)
-        seen, result = outcomes_of(threads)
+        seen, result = each_sets_its_own(lambda n: kinds[n]())
         self.assertTrue(result.exhausted, result)
         self.assertEqual(seen, {(2, 2)})
         self.assertEqual(result.count, 1)  # of the 20 orders of the sections
 
     def test_objects_of_one_class_are_told_apart_within_a_run_only(self) -> None:
-        def threads(scenario: Scenario) -> Callable[[], object]:
-            lock, boxes = scenario.Lock(), [Box(), Box()]
-
-            def set_own(box: Any) -> None:
-                for n in range(3):
-                    with lock:
-                        box.value = n
-            for box in boxes:
-                scenario.thread(set_own, box)
-            return lambda: tuple(box.value for box in boxes)
-        seen, result = outcomes_of(threads)
+        seen, result = each_sets_its_own(lambda _: Box())
         self.assertTrue(result.exhausted, result)
         self.assertEqual(seen, {(2, 2)})
         # Between runs two sections writing a Box each conflict: the first
