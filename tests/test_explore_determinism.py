@@ -20,7 +20,6 @@ from unittest import mock
 import blanket
 from blanket import Scenario
 from blanket.exploration.dfs import HOW_TO_BE_DETERMINISTIC, NotDeterministic, _said
-from blanket.exploration.result import Step
 
 from .support import quiet_thread_errors
 
@@ -183,10 +182,11 @@ class TheDepthFirstSearch(unittest.TestCase):
                       "run 4 met B: Lock 2 Lock.acquire at ", message)
 
     def test_an_access_names_its_place_itself(self) -> None:
-        access = Step("A", "Memory.write", "Box.value", "BLOCKED", where="shop.py:3")
-        self.assertEqual(_said((0, access, "")), "A: write Box.value at shop.py:3")
-        expiring = Step("B", "Lock.acquire", "Lock 1", "BLOCKED", expired=True)
-        self.assertEqual(_said((3, expiring, "shop.py:9")),
+        # (what a call's step says of it: thread, call, primitive, state, where)
+        access = ("A", "Memory.write", "Box.value", "BLOCKED", "shop.py:3")
+        self.assertEqual(_said((0, access, "go", "")), "A: write Box.value at shop.py:3")
+        expiring = ("B", "Lock.acquire", "Lock 1", "BLOCKED", "")
+        self.assertEqual(_said((3, expiring, "expire", "shop.py:9")),
                          "B: Lock 1 Lock.acquire (expired) at shop.py:9")
 
     def test_it_is_a_runtime_error(self) -> None:

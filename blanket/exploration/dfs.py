@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .races import MEMORY
 from .result import Step
-from .run import ACQUIRE, BLOCKED, READ, RELEASE, Option, Run, dependent, step_kind
+from .run import ACQUIRE, BLOCKED, READ, RELEASE, Option, Run, dependent, make_step, step_kind
 from .sections import APART, RACES, Section, Sections, opened
 from .sites import parked_at
 
@@ -48,21 +48,29 @@ class NotDeterministic(RuntimeError):
 Guide = Callable[[list[Option], Run, "int | None"], list[int]]
 
 #: A parked call as a node keeps it, for :class:`NotDeterministic`'s
-#: message: its option's number, the step letting it go, and where in the
-#: code it was made (``""`` when not recorded).
-Call = tuple[int, Step, str]
+#: message: its option's number, what the step letting it go says of it
+#: (see ``Run._what``) and how it goes (see :attr:`Option.how`), and where in
+#: the code it was made (``""`` when not recorded). (Made into a Step only
+#: for the message: a node is made at every new step.)
+Call = tuple[int, tuple[str, str, str, str, str], str, str]
 
 
 def _calls(options: list[Option], places: bool) -> tuple[Call, ...]:
     """*options* as a node keeps them; where each call was made too when
     *places* (that asks for every thread's frame: see :func:`parked_at`)."""
-    return tuple((o.choice, Run.describe(o.tx, o.how == "expire", o.how == "wait"),
-                  parked_at(o.tx) if places else "") for o in options)
+    return tuple((o.choice, Run._what(o.tx), o.how, parked_at(o.tx) if places else "")
+                 for o in options)
+
+
+def _step(call: Call) -> Step:
+    """The step letting *call* go."""
+    _, what, how, _ = call
+    return make_step(what, how == "expire", how == "wait", ())
 
 
 def _said(call: Call) -> str:
     """A call as the message names it: ``B: Lock 2 Lock.acquire at shop.py:14``."""
-    _, step, place = call
+    step, place = _step(call), call[3]
     if step.where:  # an access: the step names its place itself
         return str(step)
     return f"{step} at {place}" if place else f"{step} (where in the code: not known)"
@@ -77,7 +85,7 @@ def differed(node: Node, depth: int, options: list[Option], number: int) -> NotD
     # The first thread whose calls are not the same (by option and primitive).
     thread = next(t for t in threads if [e for e in node.enabled if e[0] // 2 == t]
                   != [e for e in enabled if e[0] // 2 == t])
-    name = next(step.thread for choice, step, _ in node.calls + met if choice // 2 == thread)
+    name = next(_step(call).thread for call in node.calls + met if call[0] // 2 == thread)
 
     def of_thread(calls: tuple[Call, ...]) -> str:
         return " or ".join(_said(c) for c in calls if c[0] // 2 == thread) or \

@@ -47,7 +47,7 @@ from .watch import Transitive
 if TYPE_CHECKING:  # pragma: no cover
     from ..parking import Parker
     from ..transaction import Transaction
-    from .sections import Sections
+    from .sections import Reach, Sections
     from .sites import Site
 
 
@@ -159,6 +159,9 @@ class Run:
         self.trace: list[tuple[int, str, tuple[int, ...]]] = []
         #: What each step was to the lock-aware reduction (see :func:`_kind`).
         self.kinds: list[str] = []
+        #: What the lock-aware reduction has worked out of the run's records
+        #: so far (see :class:`blanket.exploration.sections.Reach`).
+        self.reach: Reach | None = None
         #: Every parked thread's call, by thread number, at the last settle.
         self.pending: dict[int, str] = {}
         #: Whether the run was cut short as one already covered, or as one

@@ -37,7 +37,7 @@ import typing
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from .races import TraceStep, namespace_of, owners
+from .races import TraceStep, namespace_of
 from .realprims import REAL_KINDS
 from .run import ACQUIRE, RELEASE, Option, Run, step_kind
 from .sites import Access, accesses, is_item
@@ -98,7 +98,20 @@ def _meet(mine: dict[T, bool], theirs: dict[T, bool]) -> bool:
 def sections_of(run: Run) -> Sections:
     """*run*'s regular critical sections (its threads' accesses recorded:
     the search tells sections apart only while it watches them)."""
-    return Sections(run.trace, run.kinds, run.records())
+    return Sections(run.trace, run.kinds, run.records(), reach_of(run))
+
+
+def reach_of(run: Run) -> Reach:
+    """What the reduction has worked out of *run* so far."""
+    if run.reach is None:
+        run.reach = Reach()
+    return run.reach
+
+
+def _opens(kind: str, step: TraceStep) -> bool:
+    """Whether a step (of *kind*) may open a regular section: a plain
+    blocking acquire that moved no other thread."""
+    return kind == ACQUIRE and not step[2]
 
 
 class Sections:
@@ -106,7 +119,10 @@ class Sections:
     theirs."""
 
     def __init__(self, trace: Sequence[TraceStep], kinds: Sequence[str],
-                 records: Sequence[tuple[int, list[Any]]]) -> None:
+                 records: Sequence[tuple[int, list[Any]]], reach: Reach | None = None) -> None:
+        """*reach*: what was worked out of the run as it went (the sections
+        :func:`opened` found), if anything."""
+        reach = reach or Reach()
         #: The section each step belongs to (its acquire, release, or a nested
         #: acquire or release of an ``RLock``), by the step's index.
         self.of: dict[int, Section] = {}
@@ -114,32 +130,35 @@ class Sections:
         #: conflict: only their steps are read differently by the search
         #: (on the others, every two sections conflict: ordered as ever).
         self.keys: set[str] = set()
+        #: Whether two sections conflict, by their acquires' indices, once asked.
+        self._conflict: dict[tuple[int, int], bool] = {}
         opens: dict[int, int] = {}  # each regular section's acquire: its release
         last_of: dict[int, int] = {}  # each thread's step before, by index
         for index, (thread, key, _) in enumerate(trace):
             before = last_of.get(thread)
             last_of[thread] = index
-            if before is not None and kinds[before] == ACQUIRE and kinds[index] == RELEASE \
-                    and trace[before][1] == key and not trace[before][2]:
+            if before is not None and _opens(kinds[before], trace[before]) \
+                    and kinds[index] == RELEASE and trace[before][1] == key:
                 # The thread's acquire, then at once its release of the same lock.
                 opens[before] = index
-        # What each section reached: its thread's accesses during its acquire.
+        # What each section not yet worked out reached: its thread's accesses
+        # during its acquire.
         during: dict[int, list[Access]] = {}
-        for thread, record in records:
-            for access in accesses(record):
-                step = access[4]
-                if step in opens and trace[step][0] == thread:
-                    during.setdefault(step, []).append(access)
-        dicts = any(type(access[1]) is dict and is_item(access[0])
-                    for reached in during.values() for access in reached)
-        roots = owners(record for _, record in records) if dicts else {}
+        if any(first not in reach.sections for first in opens):
+            for thread, record in records:
+                for access in accesses(record):
+                    step = access[4]
+                    if step in opens and step not in reach.sections \
+                            and trace[step][0] == thread:
+                        during.setdefault(step, []).append(access)
         on: dict[str, list[Section]] = {}  # the sections on each lock
         for first, last in opens.items():
-            thread, key, _ = trace[first]
-            section = Section(thread, key, first)
+            section = reach.sections.get(first)
+            if section is None:
+                thread, key, _ = trace[first]
+                section = reach.section(thread, key, first, during.get(first, ()))
             section.last = last
-            _reached(section, during.get(first, ()), roots)
-            on.setdefault(key, []).append(section)
+            on.setdefault(section.key, []).append(section)
         for key, found in on.items():
             if self.apart_somewhere(found):
                 self.keys.add(key)
@@ -175,7 +194,7 @@ class Sections:
             return RACES
         if other.first != index:
             return APART if waits else ASIDE
-        return RACES if section is None or section.conflicts(other) else APART
+        return RACES if section is None or self._conflicts(section, other) else APART
 
     def apart(self, section: Section | None, index: int) -> bool:
         """Whether the regular *section* and the step at *index* are in two
@@ -184,7 +203,14 @@ class Sections:
             return False
         other = self.of.get(index)
         return other is not None and other.thread != section.thread \
-            and not section.conflicts(other)
+            and not self._conflicts(section, other)
+
+    def _conflicts(self, one: Section, other: Section) -> bool:
+        """:meth:`Section.conflicts`, worked out once for each two."""
+        pair = (one.first, other.first)
+        if pair not in self._conflict:
+            self._conflict[pair] = self._conflict[pair[::-1]] = one.conflicts(other)
+        return self._conflict[pair]
 
 
 @typing.no_type_check  # (see _name)
@@ -192,40 +218,82 @@ def _during(record: list[Any], step: int) -> list[Access]:
     """The accesses of a thread's flat *record* made during *step*: the
     record's last ones when that step is the run's last so far (the record
     grows in the order of the steps)."""
-    found: list[Access] = []
-    end = len(record)
-    while end and record[end - 1] == step:
-        found.append(cast(Access, tuple(record[end - 5:end])))
-        end -= 5
-    return found[::-1]
+    start = len(record)
+    while start and record[start - 1] == step:  # (each access's last entry: its step)
+        start -= 5
+    return list(accesses(record[start:]))
 
 
-@typing.no_type_check  # (see _name)
-def _reached(section: Section, reached: Iterable[Access], roots: dict[int, object]) -> None:
-    """Note in *section* what its thread *reached* inside it."""
-    objects, kinds = section.objects, section.kinds
-    for site, target, name, write, _ in reached:
-        target = roots.get(id(target), target)
-        kind = type(target)
+class Reach:
+    """What the reduction has worked out of one run's records: its regular
+    sections so far, each worked out once (as the node after its acquire is
+    made, see :func:`opened`, or once the run is over), and what stands for
+    each object met (see :func:`_name`), the same in the whole run."""
+
+    def __init__(self) -> None:
+        #: The regular sections worked out, by the index of their acquire.
+        self.sections: dict[int, Section] = {}
+        #: What each class of object reached stands for (see :meth:`_about`).
+        self._kinds: dict[type, tuple[bool, bool, Name | None, tuple[tuple[int, Name], ...]]] = {}
+        #: What stands for each class and dict reached, by id (the run's
+        #: records hold them: ids are not reused while it lasts).
+        self._names: dict[int, Name] = {}
+
+    @typing.no_type_check  # (see _name)
+    def section(self, thread: int, key: str, first: int, reached: Iterable[Access]) -> Section:
+        """The regular section *thread*'s acquire of *key* at index *first*
+        opened, in which the thread *reached* these accesses.
+
+        An item of an instance's ``__dict__`` (``vars(obj)[name]``) is noted
+        as the dict's, whether or not its owner is known: an attribute notes
+        its object's ``__dict__`` too (by id), and a plain dict's name meets
+        every instance's attribute (by kind, see :data:`_ANY_INSTANCE`)."""
+        section = self.sections[first] = Section(thread, key, first)
+        objects, kinds = section.objects, section.kinds
+        for site, target, name, write, _ in reached:
+            kind = type(target)
+            about = self._kinds.get(kind)
+            if about is None:
+                about = self._kinds[kind] = self._about(kind)
+            skip, unwatched, named, classes = about
+            if skip:
+                continue  # a primitive (or its twin): its calls are steps
+            write = write or unwatched
+            _note(objects, id(target), write)
+            if named is None:  # a class or a dict: named by itself
+                named = self._names.get(id(target))
+                if named is None:
+                    named = self._names[id(target)] = _name(target)
+            _note(kinds, named, write)
+            if name is not None and not is_item(site) and classes:
+                # An attribute is an item of the object's __dict__ too (reached
+                # as one by ``vars(obj)[name]``), and reading it reads its classes.
+                namespace = namespace_of(target)
+                if namespace is not None:
+                    _note(objects, id(namespace), write)
+                section.attribute = section.attribute or write
+                for klass, named in classes:
+                    _note(objects, klass, False)
+                    _note(kinds, named, False)
+        return section
+
+    @staticmethod
+    @typing.no_type_check  # (see _name)
+    def _about(kind: type) -> tuple[bool, bool, Name | None, tuple[tuple[int, Name], ...]]:
+        """What an object of class *kind* stands for: whether it is left out
+        (a primitive, whose calls are steps); whether any access of it may
+        write it (the methods of threading's or weakref's classes are not
+        watched); its name, unless named by itself (a class, a dict: see
+        :func:`_name`); and, when its attributes are an instance's, its
+        classes' ids and names (reading an attribute reads them too)."""
         module = _module(kind)
         if kind in REAL_KINDS or module.partition(".")[0] == "blanket":
-            continue  # a primitive (or its twin): its calls are steps
-        # What the methods of threading's or weakref's classes do is not
-        # watched: any access of one of their objects may change it.
-        write = write or module in _UNWATCHED
-        _note(objects, id(target), write)
-        _note(kinds, _name(target), write)
-        if name is not None and not is_item(site) and not issubclass(kind, type) \
-                and kind is not dict:  # (a dict's name is a global's)
-            # An attribute is an item of the object's __dict__ too (reached
-            # as one by ``vars(obj)[name]``), and reading it reads its classes.
-            namespace = namespace_of(target)
-            if namespace is not None:
-                _note(objects, id(namespace), write)
-            section.attribute = section.attribute or write
-            for klass in type.__getattribute__(kind, "__mro__"):
-                _note(objects, id(klass), False)
-                _note(kinds, _name(klass), False)
+            return True, False, None, ()
+        if issubclass(kind, type) or kind is dict:  # (a dict's name is a global's)
+            return False, module in _UNWATCHED, None, ()
+        classes = tuple((id(klass), _name(klass))
+                        for klass in type.__getattribute__(kind, "__mro__"))
+        return False, module in _UNWATCHED, _name_of_class(kind), classes
 
 
 _UNWATCHED = frozenset({*NEVER, "threading", "_threading_local"})
@@ -259,6 +327,12 @@ def _name(target: object) -> Name:
         if type(module) is str and getattr(sys.modules.get(module), "__dict__", None) is target:
             return ("globals", module, "")
         return _ANY_INSTANCE
+    return _name_of_class(kind)
+
+
+@typing.no_type_check  # (see _name)
+def _name_of_class(kind: type) -> Name:
+    """What stands for an object of class *kind* (see :func:`_name`)."""
     return ("of", _module(kind), _type_attribute(kind, "__qualname__"))
 
 
@@ -283,19 +357,14 @@ def opened(run: Run, options: list[Option]) -> Section | None:
     gone: that step a plain acquire whose thread's call now is the release
     of the same lock (nothing between), with what the thread reached in it;
     ``None`` otherwise."""
-    if run.kinds[-1] != ACQUIRE:  # (a step was taken: a node is made after it)
+    first = len(run.trace) - 1  # (a step was taken: a node is made after it)
+    if not _opens(run.kinds[first], run.trace[first]):
         return None
-    thread, key, moved = run.trace[-1]
-    if moved or not any(o.thread == thread and o.key == key and step_kind(o) == RELEASE
-                        for o in options):
+    thread, key, _ = run.trace[first]
+    if not any(o.thread == thread and o.key == key and step_kind(o) == RELEASE
+               for o in options):
         return None
-    section = Section(thread, key, len(run.trace) - 1)
-    section.last = len(run.trace)
-    records = run.records()
-    reached = [access for number, record in records if number == thread
-               for access in _during(record, section.first)]
-    # A dict's item is its owner's attribute when the dict is an instance's
-    # __dict__ (see blanket.exploration.races.owners): looked for only then.
-    dicts = any(type(target) is dict and is_item(site) for site, target, *_ in reached)
-    _reached(section, reached, owners(record[:] for _, record in records) if dicts else {})
+    reached = [access for number, record in run.records() if number == thread
+               for access in _during(record, first)]
+    section: Section = reach_of(run).section(thread, key, first, reached)
     return section
