@@ -318,25 +318,30 @@ class Verdicts(unittest.TestCase):
 
 
 class Passes(unittest.TestCase):
-    """The first pass over the scenarios is bounded (two preemptions); the
-    second runs every order. A scenario whose first pass left no order out
-    (:attr:`blanket.Exploration.max_preemptions` None) is not run again."""
+    """The first pass over the scenarios runs the first schedules of each
+    one's search (:data:`check.FIRST_PASS`); the second runs the rest. A
+    scenario whose search ended in the first pass is not run again."""
 
     def test_a_scenario_run_whole_by_the_first_pass_is_not_run_again(self) -> None:
-        bounds: list[object] = []
+        given: list[tuple[object, bool, int]] = []
 
         def explore(setup: object, **options: object) -> blanket.Exploration:
-            bounds.append(options["max_preemptions"])
-            return blanket.explore(setup, **options)  # type: ignore[arg-type]
+            found = blanket.explore(setup, **options)  # type: ignore[arg-type]
+            given.append((options["max_schedules"], found.exhausted, found.count))
+            return found
         with mock.patch.object(check, "explore", explore):
             result = blanket.check_linearizable(
-                collections.deque, lin_structures.DEQUE_OPERATIONS, scenarios=10)
+                lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS, scenarios=10)
         self.assertTrue(result.ok, result)
-        self.assertEqual(bounds.count(check.FIRST_PASS), 10)
-        # Each operation one step (a C method's call): no order of two
-        # threads' two steps each needs three preemptions.
-        self.assertEqual(bounds.count(None), 0)
+        first, second = given[:10], given[10:]
+        self.assertEqual({cap for cap, _, _ in first}, {check.FIRST_PASS})
+        whole = [count for _, exhausted, count in first if exhausted]
+        # Some scenarios' orders are more than the first pass runs, some not.
+        self.assertTrue(0 < len(whole) < 10, first)
+        self.assertEqual(len(second), 10 - len(whole))
+        self.assertEqual({(cap, exhausted) for cap, exhausted, _ in second}, {(10_000, True)})
         self.assertEqual(result.exhausted, [True] * 10)
+        self.assertEqual(result.schedules, sum(whole) + sum(count for _, _, count in second))
         self.assertIn("every one's whole space", str(result))
 
 
@@ -369,11 +374,12 @@ class Budget(unittest.TestCase):
     (issue 32)."""
 
     def test_the_check_stops_between_scenarios(self) -> None:
-        clock, given = Clock(), []
+        clock, given, ended = Clock(), [], []
 
         def explore(setup: object, **options: object) -> blanket.Exploration:
             given.append(options.pop("max_seconds"))
             result = blanket.explore(setup, **options)  # type: ignore[arg-type]
+            ended.append(result.exhausted)
             clock.now += 1.0  # each scenario takes a second
             return result
         with mock.patch.object(seconds, "time", clock), \
@@ -383,7 +389,9 @@ class Budget(unittest.TestCase):
                 scenarios=10, max_seconds=2.5)
         self.assertEqual(given, [2.5, 1.5, 0.5])  # each exploration, what is left
         self.assertEqual((result.scenarios, result.stopped), (3, "max_seconds=2.5"))
-        self.assertEqual(result.exhausted, [False] * 3)  # (the first pass is bounded)
+        # Each as far as the first pass ran it: whole only if its search ended.
+        self.assertEqual(result.exhausted, ended)
+        self.assertIn(False, ended)
         self.assertTrue(result.ok)
         self.assertIn("; stopped by max_seconds=2.5 with scenarios left; linearizable",
                       str(result))

@@ -39,9 +39,11 @@ from .model import Factory, Model
 from .report import NOT_LINEARIZABLE, LinearizabilityFailure, explained, source
 from .scenarios import Op, Workload, WorkloadSetup, draw, watched
 
-#: The bound on preemptions of the first pass over the scenarios (with
-#: strategy "dfs" and no bound given): most bugs need no more.
-FIRST_PASS = 2
+#: The schedules of each scenario the first pass over the scenarios runs
+#: (with strategy "dfs" and no bound given): the first orders of each one's
+#: depth-first search, which find most bugs, for every scenario before the
+#: whole space of any. A scenario searched whole within them is not run again.
+FIRST_PASS = 4
 #: The most smaller scenarios a minimization explores: it stops there, and
 #: reports the smallest failure found so far.
 MINIMIZE_TRIES = 100
@@ -333,14 +335,13 @@ def _checked(options: _Options, operations: Sequence[Op],
     strategy, max_preemptions = options.strategy, options.max_preemptions
     result = Linearizability(strategy, max_preemptions=max_preemptions)
     started = time.monotonic()
-    # Most bugs need few preemptions: a first pass bounded so finds them soon,
-    # before the whole space of every scenario is run.
-    passes = [FIRST_PASS, None] if strategy == "dfs" and max_preemptions is None \
-        else [max_preemptions]
-    # The scenarios the first pass ran whole (its bound left no order out):
-    # the second does not run them again.
+    # Most bugs show in the first orders of a scenario's search: a first pass
+    # over the scenarios runs those of each, and a second the rest.
+    passes: list[int | None] = [FIRST_PASS, None] \
+        if strategy == "dfs" and max_preemptions is None else [None]
+    # The scenarios the first pass ran whole: the second does not run them again.
     whole: dict[int, tuple[Exploration, WorkloadSetup]] = {}
-    for bound in passes:
+    for cap in passes:
         checks = result.checks
         result = Linearizability(strategy, max_preemptions=max_preemptions, checks=checks)
         for number, workload in enumerate(workloads):
@@ -349,8 +350,9 @@ def _checked(options: _Options, operations: Sequence[Op],
             if number in whole:
                 _count(result, *whole[number], again=True)
                 continue
-            exploration, setup = options.explore(workload, max_preemptions=bound)
-            if bound is not None and exploration.exhausted and exploration.max_preemptions is None:
+            capped = {} if cap is None else {"max_schedules": min(cap, options.max_schedules)}
+            exploration, setup = options.explore(workload, **capped)
+            if cap is not None and exploration.exhausted:
                 whole[number] = (exploration, setup)
             _count(result, exploration, setup)
             if exploration.failure is not None:
@@ -361,7 +363,7 @@ def _checked(options: _Options, operations: Sequence[Op],
                 result.stopped = options.deadline.label
                 break
         if result.failure is not None or result.stopped:
-            if bound is not None:
+            if max_preemptions is not None:
                 result.exhausted = [False] * result.scenarios  # bounded: not every order
             break
     result.elapsed = time.monotonic() - started
