@@ -192,23 +192,25 @@ def set_early(scenario: Scenario) -> None:
 
 def half_way(scenario: Scenario) -> None:
     a, b = scenario.Lock(), scenario.Lock()
-    state = {"x": 0, "y": 0}
+    # (A list: its items are one piece of state, as a dict's two keys' are
+    # not; the two counts under two locks race.)
+    state = [0, 0]
 
-    def count(lock: Any, name: str) -> None:
+    def count(lock: Any, index: int) -> None:
         for _ in range(2):
             with lock:
-                state[name] += 1
+                state[index] += 1
 
     def check() -> None:
         with a:
-            x = state["x"]
+            x = state[0]
         with b:
-            y = state["y"]
+            y = state[1]
         if x == 1 and y == 1:
             noted.append("half way")  # REACH half-way
 
-    scenario.thread(count, a, "x")
-    scenario.thread(count, b, "y")
+    scenario.thread(count, a, 0)
+    scenario.thread(count, b, 1)
     scenario.thread(check)
 
 

@@ -164,6 +164,11 @@ class AgainstBruteForce(unittest.TestCase):
 
 def explored_eagerly(program: Program) -> tuple[blanket.Exploration, None]:
     """*program* explored with sections never told apart."""
+    return explored_eagerly_by(lambda: explored(program)[1]), None
+
+
+def explored_eagerly_by(explore: Callable[[], blanket.Exploration]) -> blanket.Exploration:
+    """What *explore* explores, with sections never told apart."""
     from blanket.exploration import search
     original = search._Searching.__init__
 
@@ -172,7 +177,7 @@ def explored_eagerly(program: Program) -> tuple[blanket.Exploration, None]:
         self.lazy = False
     search._Searching.__init__ = eager  # type: ignore[method-assign]
     try:
-        return explored(program)[1], None
+        return explore()
     finally:
         search._Searching.__init__ = original  # type: ignore[method-assign]
 

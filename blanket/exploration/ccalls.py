@@ -40,7 +40,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from .realprims import REAL_KINDS
-from .sites import SETTLED, Site, call_target, method_of, record, threads_own, watched_first
+from .sites import (
+    SETTLED,
+    Site,
+    call_target,
+    method_of,
+    record,
+    record_keys,
+    threads_own,
+    watched_first,
+)
 
 _C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType)
 
@@ -177,12 +186,22 @@ ITEM_HOOKS = {"BINARY_SUBSCR": "__getitem__", "STORE_SUBSCR": "__setitem__",
               "DELETE_SUBSCR": "__delitem__"}
 
 
+#: The types of the dict keys an access records (see :class:`ItemSite`).
+KEYED = frozenset({str, int, bool, bytes})
+
+
 class ItemSite(Site):
     """``container[key]``, ``container[key] = v``, ``del container[key]``:
     an access of the container (a read of a ``defaultdict``'s item is a
-    write: it makes the item it misses). A dict's ``str`` key is recorded
-    too, so that an instance's ``__dict__`` item meets the attribute (see
-    :func:`blanket.exploration.races.find`). Where the object's type runs
+    write: it makes the item it misses). A dict's key is recorded too when
+    it is a ``str``, an ``int`` or ``bytes`` (:data:`KEYED`: its hash and
+    ``==`` run no code of the program's, in the thread's bookkeeping or the
+    search's), so that an instance's ``__dict__`` item meets the attribute,
+    and two keys' items are two pieces of state; a write that adds or
+    removes a key writes the dict's keys too (see
+    :func:`~blanket.exploration.sites.record_keys`,
+    :func:`blanket.exploration.races.find` and
+    :mod:`blanket.exploration.sections`). Where the object's type runs
     Python code for it instead (its own ``__getitem__``, ``__setitem__`` or
     ``__delitem__``: a cache class's, under its lock), that code, watched
     first, makes the accesses itself: recorded here too, the subscript
@@ -208,7 +227,13 @@ class ItemSite(Site):
                                     method_of(kind, self._hook))
         function = cached[2]
         if function is None:
-            record(self, target, key if type(key) is str and kind is dict else None, cached[1])
+            if kind is not dict or type(key) not in KEYED:
+                record(self, target, None, cached[1])
+                return
+            # (asked before the instruction runs)
+            if cached[1] and (key in target) is (self._hook == "__delitem__"):
+                record_keys(self, target)  # a key added or removed
+            record(self, target, key, cached[1])
         elif id(function.__code__) not in _settled:
             watched_first(function)
 

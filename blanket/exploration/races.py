@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .sites import Site, accesses, describe, is_item
+from .sites import KEYS, Site, accesses, describe, is_item
 
 if TYPE_CHECKING:
     from .sections import Sections
@@ -113,33 +113,50 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
     under the happens-before of *trace* (and *sections*, see ``clocks``);
     and the sites taking part.
 
-    An access of a whole dict meets the accesses of the names it holds: of
+    A dict's item is its key's (see :class:`~blanket.exploration.ccalls.ItemSite`):
+    two keys' reads and writes do not meet; a write that adds or removes a
+    key writes the dict's keys too (:data:`~blanket.exploration.sites.KEYS`),
+    which another such write and every access of the whole dict meet (its
+    iteration sees the keys and their order). An
+    access of a whole dict meets the accesses of the names it holds: of
     the globals it is (``globals()[name] = v``, ``exec(code, namespace)``),
     and of the attributes of the object whose ``__dict__`` it is
     (``vars(obj)[name] = v``); a write of ``obj.__class__`` or
     ``obj.__dict__`` meets every attribute access of ``obj``."""
     after = clocks(trace, sections)
     # What each thread did to each piece of state, once per site, kind and epoch.
-    seen: dict[tuple[int, str | None], dict[Entry, str]] = {}
+    seen: dict[tuple[int, object], dict[Entry, str]] = {}
     targets: dict[int, object] = {}
     roots = owners(record for _, _, record in records)
     for thread, name, record in records:
         for site, target, attribute, write, epoch in accesses(record):
             if attribute is not None and is_item(site):
                 # A dict's item: the attribute of the object whose __dict__ it
-                # is, else (like any other item) the whole container.
+                # is (its keys: attributes are told apart by name only, see
+                # the docs' limits), else its key's, or its keys'.
                 owner = roots.get(id(target))
-                target, attribute = (target, None) if owner is None else (owner, attribute)
+                if owner is not None:
+                    if attribute is KEYS:
+                        continue
+                    if type(attribute) is str:
+                        target = owner
+                    else:  # (no attribute's name: the whole dict)
+                        attribute = None
             targets[id(target)] = target
             entries = seen.setdefault((id(target), attribute), {})
             entries.setdefault((thread, site, write, epoch), name)
     races: dict[tuple[str, Site, str, Site, str], Race] = {}
     sites: set[Site] = set()
-    for (target_id, attribute), entries in seen.items():
+    for (target_id, member), entries in seen.items():
         items = list(entries.items())
-        met = _met(seen, targets, target_id, attribute)
+        met = _met(seen, targets, target_id, member)
+        target = targets[target_id]
         for (a, a_name), (b, b_name) in _unordered(items, met, after):
-            what = describe(targets[target_id], attribute, b[1] if is_item(a[1]) else a[1])
+            site = b[1] if is_item(a[1]) else a[1]
+            # A dict's item or keys, unless a global of that name was met:
+            # named as the dict, whatever the key.
+            keyed = type(target) is dict and site.depth != 0
+            what = describe(target, None if keyed else member, site)
             first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
                                    key=lambda side: (side[0], side[1].line or 0))
             sites.update((a[1], b[1]))
@@ -154,8 +171,8 @@ _WHOLE = ("__class__", "__dict__")
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every access)
-def _met(seen: dict[tuple[int, str | None], dict[Entry, str]], targets: dict[int, object],
-         target_id: int, attribute: str | None) -> list[tuple[Entry, str]]:
+def _met(seen: dict[tuple[int, object], dict[Entry, str]], targets: dict[int, object],
+         target_id: int, attribute: object) -> list[tuple[Entry, str]]:
     """The accesses of other state that the accesses of *attribute* of the
     target meet: those of the whole dict holding it, and writes of the
     object's class or ``__dict__``."""

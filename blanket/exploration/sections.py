@@ -50,7 +50,8 @@ RACES, APART, ASIDE = "races", "apart", "aside"
 class Section:
     """One thread's regular critical section: from its acquire to its release."""
 
-    __slots__ = ("thread", "key", "first", "last", "objects", "kinds", "attribute")
+    __slots__ = ("thread", "key", "first", "last", "objects", "kinds", "attribute", "keyed",
+                 "items", "names", "named_items")
 
     def __init__(self, thread: int, key: str, first: int) -> None:
         self.thread = thread
@@ -58,22 +59,38 @@ class Section:
         self.key = key
         self.first = first
         self.last = -1
-        #: What the section reached, by object id: True if it wrote it.
-        self.objects: dict[int, bool] = {}
+        #: What the section reached: True if it wrote it. An object by its
+        #: id; a dict's item by the dict's id and the key (see
+        #: :class:`~blanket.exploration.ccalls.ItemSite`), and the dict's
+        #: keys (``(id, KEYS)``) where it wrote an item.
+        self.objects: dict[object, bool] = {}
+        #: The dicts whose items it reached, by id: True if it wrote one. An
+        #: access of the whole dict meets every item.
+        self.keyed: dict[int, bool] = {}
         #: The same by kind of object (see :func:`_name`), for comparing
-        #: sections of two runs, whose objects are not the same.
+        #: sections of two runs, whose objects are not the same: an item by
+        #: its dict's kind and its key (see :func:`_item_name`).
         self.kinds: dict[Name, bool] = {}
+        #: :attr:`keyed` by kind.
+        self.items: dict[Name, bool] = {}
         #: Whether it wrote an instance's attribute (None: it reached none).
         self.attribute: bool | None = None
+        #: The same by the attribute's name.
+        self.names: dict[str, bool] = {}
+        #: The ``str`` keys' items it reached of dicts that may be an
+        #: instance's ``__dict__``: each meets every attribute of its name.
+        self.named_items: dict[str, bool] = {}
 
     def conflicts(self, other: Section) -> bool:
         """Whether running this section and *other*, of the same run, the
         other way round may not reach the same state."""
-        return _meet(self.objects, other.objects)
+        return _meet(self.objects, other.objects) or _whole(self.keyed, other.objects) \
+            or _whole(other.keyed, self.objects)
 
     def meets(self, other: Section) -> bool:
         """:meth:`conflicts` for a section of another run."""
-        return _meet(self.kinds, other.kinds) or _any_instance(self, other) \
+        return _meet(self.kinds, other.kinds) or _whole(self.items, other.kinds) \
+            or _whole(other.items, self.kinds) or _any_instance(self, other) \
             or _any_instance(other, self)
 
 
@@ -82,10 +99,19 @@ T = typing.TypeVar("T")
 
 def _any_instance(one: Section, other: Section) -> bool:
     """Whether *one* reached a dict that may be an instance's ``__dict__``
-    and *other* an instance's attribute, one of them writing."""
-    if _ANY_INSTANCE not in one.kinds or other.attribute is None:
+    (the whole dict, or an item by a ``str`` key) and *other* an instance's
+    attribute (of that name), one of them writing."""
+    if other.attribute is None:
         return False
-    return one.kinds[_ANY_INSTANCE] or other.attribute
+    if _ANY_INSTANCE in one.kinds and (one.kinds[_ANY_INSTANCE] or other.attribute):
+        return True
+    return _meet(one.named_items, other.names)
+
+
+def _whole(keyed: dict[T, bool], whole: dict[Any, bool]) -> bool:
+    """Whether one section's items of dicts (*keyed*) and another's accesses
+    of whole dicts (*whole*) meet: of the same dict, one of them writing."""
+    return any(target in whole and (wrote or whole[target]) for target, wrote in keyed.items())
 
 
 def _meet(mine: dict[T, bool], theirs: dict[T, bool]) -> bool:
@@ -259,11 +285,14 @@ class Reach:
             if skip:
                 continue  # a primitive (or its twin): its calls are steps
             write = write or unwatched
-            _note(objects, id(target), write)
             if named is None:  # a class or a dict: named by itself
                 named = self._names.get(id(target))
                 if named is None:
                     named = self._names[id(target)] = _name(target)
+            if name is not None and kind is dict and is_item(site):
+                _item(section, target, name, write, named)
+                continue
+            _note(objects, id(target), write)
             _note(kinds, named, write)
             if name is not None and not is_item(site) and classes:
                 # An attribute is an item of the object's __dict__ too (reached
@@ -272,6 +301,7 @@ class Reach:
                 if namespace is not None:
                     _note(objects, id(namespace), write)
                 section.attribute = section.attribute or write
+                _note(section.names, name, write)
                 for klass, named in classes:
                     _note(objects, klass, False)
                     _note(kinds, named, False)
@@ -294,6 +324,26 @@ class Reach:
         classes = tuple((id(klass), _name(klass))
                         for klass in type.__getattribute__(kind, "__mro__"))
         return False, module in _UNWATCHED, _name_of_class(kind), classes
+
+
+@typing.no_type_check  # (see _name)
+def _item(section: Section, target: dict[Any, Any], key: object, write: bool,
+          named: Name) -> None:
+    """Note in *section* an access of the item *key* of the dict *target*
+    (whose kind is *named*), or of its keys (:data:`~blanket.exploration.sites.KEYS`)."""
+    _note(section.objects, (id(target), key), write)
+    _note(section.keyed, id(target), write)
+    _note(section.kinds, _item_name(f"{named[0]} {named[1]}", key), write)
+    _note(section.items, named, write)
+    if type(key) is str and named == _ANY_INSTANCE:
+        _note(section.named_items, key, write)
+
+
+def _item_name(dict_name: str, key: object) -> Name:
+    """What stands for the item *key* of a dict of kind *dict_name* (or
+    its keys) when two runs' sections are compared: the key by value
+    (``True`` is ``1``)."""
+    return ("item of", dict_name, repr(int(key)) if isinstance(key, int) else repr(key))
 
 
 _UNWATCHED = frozenset({*NEVER, "threading", "_threading_local"})

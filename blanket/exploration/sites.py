@@ -471,8 +471,26 @@ def parked_frame(tx: Transaction) -> types.FrameType | None:
     return frame
 
 
+class _Keys:
+    """What :data:`KEYS` is."""
+
+    def __repr__(self) -> str:
+        return "KEYS"
+
+
+#: What a write of a dict's item that adds or removes a key reaches besides
+#: the item: which keys the dict holds, and in what order (see
+#: :func:`record_keys`).
+KEYS = _Keys()
+
+#: What an access reaches in its object: an attribute's name, a dict's key
+#: (see :class:`~blanket.exploration.ccalls.ItemSite`) or :data:`KEYS`, or
+#: ``None``: the whole object.
+Member = str | int | bytes | _Keys | None
+
+
 @typing.no_type_check  # (typeguard stays off it: it runs at every access)
-def record(site: Site, target: object, name: str | None, write: bool) -> None:
+def record(site: Site, target: object, name: Member, write: bool) -> None:
     """Record the access in the calling thread's list; park a racy one."""
     try:
         state = _local.state
@@ -484,8 +502,21 @@ def record(site: Site, target: object, name: str | None, write: bool) -> None:
             state[1].park(site, target, name, write)
 
 
+@typing.no_type_check  # (typeguard stays off it: it runs at every new key)
+def record_keys(site: Site, target: dict[Any, Any]) -> None:
+    """Record that *site*'s write of an item of the dict *target* adds or
+    removes a key: a write of :data:`KEYS` (the item's own access, recorded
+    next, parks if the site does)."""
+    try:
+        state = _local.state
+    except AttributeError:
+        state = _thread_record()
+    if state is not None:
+        state[0].extend((site, target, KEYS, True, state[1].epoch))
+
+
 #: ``(site, object, name, write, epoch)``: one access as a thread records it.
-Access = tuple[Site, object, str | None, bool, int]
+Access = tuple[Site, object, Member, bool, int]
 
 
 def accesses(record: list[Any]) -> Iterator[Access]:
@@ -515,7 +546,7 @@ def _thread_record() -> tuple[list[Any], Watch] | None:
 
 
 @typing.no_type_check  # (typeguard's check of *target* would ask the object itself)
-def describe(target: object, name: str | None, site: Site) -> str:
+def describe(target: object, name: object, site: Site) -> str:
     """What an access reaches, for steps and reports: ``Counter.count``,
     ``module.name`` for a global, ``dict`` for a container, the variable's
     name for a closure's."""

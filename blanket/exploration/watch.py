@@ -53,6 +53,7 @@ from .sites import (
     BLANKET_FOLDER,
     SETTLED,
     UNWATCHED,
+    Member,
     Memory,
     Site,
     WrapperEntered,
@@ -248,7 +249,7 @@ class Watch:
     # (typeguard stays off it: its check of *target* would ask the object
     # itself, whose own __getattribute__ may be watched code that parks here.)
     @typing.no_type_check
-    def park(self, site: Site, target: object, name: str | None, write: bool) -> None:
+    def park(self, site: Site, target: object, name: Member, write: bool) -> None:
         """Park the access as a call, for the scheduler to let go."""
         label = describe(target, name, site)
         place = site.place
