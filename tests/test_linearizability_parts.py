@@ -4,7 +4,6 @@ its rarer verdicts (a deadlock, another strategy, a partition)."""
 
 from __future__ import annotations
 
-import collections
 import functools
 import threading
 import types
