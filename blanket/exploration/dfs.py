@@ -125,8 +125,8 @@ class Node:
     effects: dict[int, Section | None] = field(default_factory=dict)
     #: The sections of the sleeping options that open regular ones.
     sleep_sections: dict[int, Section] = field(default_factory=dict)
-    #: What each parked thread's call is (see :func:`~blanket.exploration.run.step_kind`;
-    #: ``BLOCKED`` when nothing lets it go), when sections are told apart.
+    #: What each parked thread's call is (see :func:`_kind`; ``BLOCKED``
+    #: when nothing lets it go), when sections are told apart.
     kinds: dict[int, str] = field(default_factory=dict)
 
     def cost(self, choice: int) -> int:
@@ -142,6 +142,20 @@ class Node:
         for choice, _ in self.enabled:
             if choice // 2 == thread and choice not in self.backtrack:
                 self.backtrack.append(choice)
+
+
+#: What a node's :attr:`~Node.kinds` call the release of an ``RLock``: only
+#: the thread that holds the lock makes it, so, like an acquire that waits,
+#: it cannot go where another thread's section holds the lock (a ``Lock``
+#: any thread may release).
+OWNED = "owned release"
+
+
+def _kind(option: Option) -> str:
+    """What *option*'s call is to the lock-aware reduction (see
+    :func:`~blanket.exploration.run.step_kind`, and :data:`OWNED`)."""
+    kind = step_kind(option)
+    return OWNED if kind == RELEASE and option.tx.spec.kind == "RLock" else kind
 
 
 def _covers(earlier: str, key: str) -> bool:
@@ -307,7 +321,7 @@ class DepthFirst:
             if stack:
                 node.sleep_sections = sections
             if self.lazy:
-                node.kinds = {o.thread: step_kind(o) for o in options}
+                node.kinds = {o.thread: _kind(o) for o in options}
                 for thread in run.pending:
                     node.kinds.setdefault(thread, BLOCKED)
             choice = None
@@ -365,7 +379,7 @@ class DepthFirst:
                     if not dependent(other_key, key):
                         continue
                     verdict = RACES if sections is None else sections.races(
-                        mine, i, kinds.get(thread) in (ACQUIRE, BLOCKED))
+                        mine, i, kinds.get(thread) in (ACQUIRE, BLOCKED, OWNED))
                     if verdict == APART:
                         continue
                     # A race (not ordered), unless through a later one.

@@ -211,7 +211,8 @@ class Sections:
 
         Not with another regular section's acquire when the two do not
         conflict. Not with a release that closes a regular section, when the
-        call waits for the lock: it could not go where the lock is held, so
+        call waits for the lock (or is an ``RLock``'s release, which only the
+        thread holding it makes): it could not go where the lock is held, so
         the reversal is the section's, with its acquire. A call that can go
         there (a try, a timed acquire, ``locked()``) races with the release,
         and with the acquire too."""
