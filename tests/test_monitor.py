@@ -14,8 +14,8 @@ from unittest import mock
 
 import blanket
 from blanket.exploration import monitor, unseen
+from blanket.exploration.places import BLANKET_FOLDER
 from blanket.exploration.runners import Runners
-from blanket.exploration.sites import BLANKET_FOLDER
 
 from .test_explore import BOUND
 

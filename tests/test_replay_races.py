@@ -13,7 +13,7 @@ from typing import Any
 import blanket
 from blanket import Scenario
 from blanket.exploration import reproduce
-from blanket.exploration.sites import module_path
+from blanket.exploration.places import module_path
 from blanket.exploration.tried import untried
 
 from . import race_bugs

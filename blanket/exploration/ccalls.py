@@ -201,7 +201,7 @@ class ItemSite(Site):
     removes a key writes the dict's keys too (see
     :func:`~blanket.exploration.sites.record_keys`,
     :func:`blanket.exploration.races.find` and
-    :mod:`blanket.exploration.sections`). Where the object's type runs
+    ``blanket.exploration.sections``). Where the object's type runs
     Python code for it instead (its own ``__getitem__``, ``__setitem__`` or
     ``__delitem__``: a cache class's, under its lock), that code, watched
     first, makes the accesses itself: recorded here too, the subscript

@@ -12,11 +12,11 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from .places import parked_at
 from .races import MEMORY
 from .result import Step
 from .run import ACQUIRE, BLOCKED, READ, RELEASE, Option, Run, dependent, make_step, step_kind
 from .sections import APART, RACES, Section, Sections, opened
-from .sites import parked_at
 
 #: What the search says of a setup that is not deterministic, after naming
 #: the call that differed: how to make it so.

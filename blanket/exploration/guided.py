@@ -42,8 +42,8 @@ import sys
 import types
 
 from .lines import code_lines, split
+from .places import module_path
 from .run import Option, Run
-from .sites import module_path
 
 
 class Guide:

@@ -2,7 +2,7 @@
 
 A line is named as steps and data races name places: ``file:line``, the
 file by its module's path (``pkg/module.py:42``,
-:func:`blanket.exploration.sites.module_path`); :func:`resolve_file` names so
+:func:`blanket.exploration.places.module_path`); :func:`resolve_file` names so
 the file a path names (absolute, as coverage.py records it, or relative to
 the current directory). :class:`Probes` finds the
 Python functions of those files that are loaded (with the code nested in
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 
 from .._bytecode import Assembly, constant_call
 from ..interpreters import refuse_untested
-from .sites import module_path
+from .places import module_path
 
 #: The places whose probes ran since :meth:`Probes.take` last emptied it.
 HITS: set[str] = set()

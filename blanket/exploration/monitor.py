@@ -29,7 +29,8 @@ import typing
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .sites import BLANKET_FOLDER, SETTLED
+from .places import BLANKET_FOLDER
+from .sites import SETTLED
 
 _THREADING = threading.__file__
 

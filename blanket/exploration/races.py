@@ -132,13 +132,10 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
         for site, target, attribute, write, epoch in accesses(record):
             if attribute is not None and is_item(site):
                 # A dict's item: the attribute of the object whose __dict__ it
-                # is (its keys: attributes are told apart by name only, see
-                # the docs' limits), else its key's, or its keys'.
+                # is (or its keys), else the key's (or the dict's keys).
                 owner = roots.get(id(target))
                 if owner is not None:
-                    if attribute is KEYS:
-                        continue
-                    if type(attribute) is str:
+                    if type(attribute) is str or attribute is KEYS:
                         target = owner
                     else:  # (no attribute's name: the whole dict)
                         attribute = None
@@ -151,12 +148,21 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
         items = list(entries.items())
         met = _met(seen, targets, target_id, member)
         target = targets[target_id]
+        # An object's keys: two threads adding attributes to it make steps
+        # (which came first shows in vars(obj)), but no data race is
+        # reported (the interpreter keeps the dict whole); its keys and its
+        # __dict__ read whole do race, named as the __dict__.
+        attributes = member is KEYS and type(target) is not dict
+        named = "__dict__" if attributes else member
         for (a, a_name), (b, b_name) in _unordered(items, met, after):
             site = b[1] if is_item(a[1]) else a[1]
+            if attributes and b in entries:
+                sites.update((a[1], b[1]))
+                continue
             # A dict's item or keys, unless a global of that name was met:
             # named as the dict, whatever the key.
             keyed = type(target) is dict and site.depth != 0
-            what = describe(target, None if keyed else member, site)
+            what = describe(target, None if keyed else named, site)
             first, second = sorted([(a_name, a[1], a[2]), (b_name, b[1], b[2])],
                                    key=lambda side: (side[0], side[1].line or 0))
             sites.update((a[1], b[1]))

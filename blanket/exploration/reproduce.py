@@ -18,7 +18,7 @@ found on one Python replays on another: the accesses the schedule names
 line) park in the replay as they did in the exploration, and are let go as
 steps like the calls. The file is named by its module's path
 (``shop/bank.py`` for the module ``shop.bank``,
-:func:`blanket.exploration.sites.module_path`): the same in any checkout, and two files
+:func:`blanket.exploration.places.module_path`): the same in any checkout, and two files
 of one name in two packages stay apart.
 
 The rule after the schedule: the first parked call in thread order ("A"
@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import seconds
+from .places import frame_place, parked_frame
 from .processwide import Snapshot
 from .races import report as races_report
 from .result import Setup, Step
 from .run import CONSEQUENCE, Option, Run, run_once
-from .sites import frame_place, parked_frame
 from .unseen import Unseen
 from .watch import Transitive
 

@@ -36,10 +36,10 @@ from ..scenario import Scenario
 from ..states import State
 from ..threads import thread_names
 from . import races
+from .places import UNWATCHED
 from .races import MEMORY, Race
 from .result import Setup, Step
 from .runners import Runners
-from .sites import UNWATCHED
 from .spins import FreeSpins, Spins
 from .unseen import Unseen
 from .watch import Transitive

@@ -362,28 +362,27 @@ _ANY_INSTANCE: Name = ("any instance", "", "")
 # would record, in the thread making the choice, as its record is read.)
 @typing.no_type_check
 def _name(target: object) -> Name:
-    """What stands for *target* when two runs' sections are compared: not its
-    id (each run makes its objects anew) but its kind, the same in every run:
-    a class by its own name, a module's globals by the module's, anything
-    else by its class's (two objects of one class are one, which can only
-    make more sections conflict). A plain dict that is no module's globals
-    may be an instance's ``__dict__`` (``vars(obj)`` handed over): it is
-    :data:`_ANY_INSTANCE`. (Nothing here asks the object itself: its own
-    ``__getattribute__`` is watched code, which would record as it is read.)"""
-    kind = type(target)
-    if issubclass(kind, type):
+    """What stands for *target*, a class or a dict, when two runs' sections
+    are compared: not its id (each run makes its objects anew) but its kind,
+    the same in every run: a class by its own name, a module's globals by the
+    module's. A plain dict that is no module's globals may be an instance's
+    ``__dict__`` (``vars(obj)`` handed over): it is :data:`_ANY_INSTANCE`.
+    Any other object stands for its class (:func:`_name_of_class`). (Nothing
+    here asks the object itself: its own ``__getattribute__`` is watched
+    code, which would record as it is read.)"""
+    if type(target) is not dict:
         return ("class", _module(target), _type_attribute(target, "__qualname__"))
-    if kind is dict:
-        module = dict.get(cast(dict[str, object], target), "__name__")
-        if type(module) is str and getattr(sys.modules.get(module), "__dict__", None) is target:
-            return ("globals", module, "")
-        return _ANY_INSTANCE
-    return _name_of_class(kind)
+    module = dict.get(cast(dict[str, object], target), "__name__")
+    if type(module) is str and getattr(sys.modules.get(module), "__dict__", None) is target:
+        return ("globals", module, "")
+    return _ANY_INSTANCE
 
 
 @typing.no_type_check  # (see _name)
 def _name_of_class(kind: type) -> Name:
-    """What stands for an object of class *kind* (see :func:`_name`)."""
+    """What stands for an object of class *kind* (neither a class nor a
+    dict, see :func:`_name`): its class (two objects of one class are one,
+    which can only make more sections conflict)."""
     return ("of", _module(kind), _type_attribute(kind, "__qualname__"))
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import _thread
 import functools
 import operator
-import os
 import sys
 import threading
 import types
@@ -25,16 +24,10 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .places import UNWATCHED, module_path
 from .realprims import REAL_KINDS
 
-#: The folder of blanket's own code (the package, this module's parent's).
-BLANKET_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-#: The files of code never watched, and never the caller of a call on a
-#: primitive (see :func:`parked_at`): blanket's own, and ``threading``'s.
-UNWATCHED = (BLANKET_FOLDER, threading.__file__)
-
 if TYPE_CHECKING:  # pragma: no cover
-    from ..transaction import Transaction
     from .watch import Watch
 
 _local = threading.local()
@@ -333,7 +326,8 @@ class Site:
     @typing.no_type_check  # (typeguard stays off it: it is asked at every parked access)
     def place(self) -> str:
         """``file:line`` of the access as steps name it, the file by its
-        module's path (``tests/race_bugs.py:40``, see :func:`module_path`):
+        module's path (``tests/race_bugs.py:40``, see
+        :func:`~blanket.exploration.places.module_path`):
         the same wherever the code is installed, yet two files of one name
         in two packages are told apart."""
         if self._place is None:  # (asked of every site at every run's start)
@@ -371,27 +365,41 @@ class AttributeSite(Site):
     (their names may even differ from run to run: a flag named by an
     ``id()``)."""
 
-    __slots__ = ("_hook", "_cache")
+    __slots__ = ("_hook", "_cache", "_removes")
 
     def __init__(self, hook: str, name: str, function: str, file: str, line: int | None,
                  scope: dict[str, Any]) -> None:
         super().__init__(hook != "__getattribute__", name, 1, function, file, line, scope)
         self._hook = hook
-        # The last type met and what the access reaches (the attribute,
-        # the type, nothing shared): one tuple, replaced whole (threads
-        # may run the site at once).
-        self._cache: tuple[type | None, str] = (None, _ATTRIBUTE)
+        self._removes = hook == "__delattr__"
+        # The last type met, what the access reaches (the attribute, the
+        # type, nothing shared), and whether a write may add or remove a key
+        # of the object's __dict__ (it has one): one tuple, replaced whole
+        # (threads may run the site at once).
+        self._cache: tuple[type | None, str, bool] = (None, _ATTRIBUTE, False)
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every access)
-    def hit(self, target: object) -> None:
-        """Record the access: to the attribute, or to *target*'s type."""
+    def hit(self, target: object, _namespace: Any = object.__getattribute__) -> None:
+        """Record the access: to the attribute (and, a write that adds or
+        removes it, to the keys of the object's ``__dict__``: see
+        :func:`record_keys`), or to *target*'s type."""
         kind = type(target)
         cached = self._cache
         if cached[0] is not kind:
+            keyed = self.write and not issubclass(kind, type) and \
+                type.__getattribute__(kind, "__dictoffset__") != 0
             cached = self._cache = (kind, _THREADS_OWN if threads_own(kind)
                                     else _TYPE if _runs_python(kind, self.name, self._hook)
-                                    else _ATTRIBUTE)
+                                    else _ATTRIBUTE, keyed)
         if cached[1] is _ATTRIBUTE:
+            if cached[2]:  # (asked before the instruction runs)
+                try:
+                    namespace = _namespace(target, "__dict__")
+                except Exception:  # noqa: BLE001 - no instance dict, however it says so
+                    namespace = None
+                if type(namespace) is dict and (self.name in namespace) is self._removes:
+                    record_keys(self, target, self.name)
+                    return
             record(self, target, self.name, self.write)
         elif cached[1] is _TYPE:
             record(self, target, "__class__", False)
@@ -425,53 +433,7 @@ def _runs_python(kind: type, name: str, hook: str) -> bool:
         or _lookup(type(descriptor), "__delete__") is not None)
 
 
-@functools.cache
-def _module_path(file: str, module: str) -> str:
-    parts = file.replace(os.sep, "/").split("/")
-    # One part of the path per part of the module's name; a package's own
-    # module (its __init__.py) one more, for the package's folder.
-    count = module.count(".") + 1 + (parts[-1].startswith("__init__."))
-    return "/".join(parts[-count:])
-
-
-def module_path(file: str, scope: dict[str, Any]) -> str:
-    """The end of *file*'s path that its module's name (*scope*'s
-    ``__name__``) spans: ``tests/race_bugs.py`` for the module
-    ``tests.race_bugs``, the file's name for a top-level module or a script
-    (``python -m package.module`` keeps the module's name in ``__spec__``)."""
-    module = str(scope.get("__name__", ""))
-    spec = scope.get("__spec__")
-    if module == "__main__" and spec is not None:
-        module = str(spec.name)
-    return _module_path(file, module)
-
-
-def parked_at(tx: Transaction) -> str:
-    """Where in the code *tx*'s call was made, its thread parked there (or
-    settling the run, in blanket's code): the innermost frame that is
-    neither blanket's nor ``threading``'s, as ``file:line`` with the file
-    by its module's path; ``""`` when the thread has no such frame.
-
-    It asks for every thread's frame (on a free-threaded build that stops
-    the world), so it is for messages, not for every step."""
-    frame = parked_frame(tx)
-    return "" if frame is None else frame_place(frame)
-
-
-def frame_place(frame: types.FrameType) -> str:
-    """Where *frame* is, as ``file:line`` with the file by its module's path."""
-    return f"{module_path(frame.f_code.co_filename, frame.f_globals)}:{frame.f_lineno}"
-
-
-def parked_frame(tx: Transaction) -> types.FrameType | None:
-    """The frame of the code that made *tx*'s call (see :func:`parked_at`)."""
-    frame = sys._current_frames().get(tx.thread.ident or -1)
-    while frame is not None and frame.f_code.co_filename.startswith(UNWATCHED):
-        frame = frame.f_back
-    return frame
-
-
-class _Keys:
+class Keys:
     """What :data:`KEYS` is."""
 
     def __repr__(self) -> str:
@@ -481,12 +443,12 @@ class _Keys:
 #: What a write of a dict's item that adds or removes a key reaches besides
 #: the item: which keys the dict holds, and in what order (see
 #: :func:`record_keys`).
-KEYS = _Keys()
+KEYS = Keys()
 
 #: What an access reaches in its object: an attribute's name, a dict's key
 #: (see :class:`~blanket.exploration.ccalls.ItemSite`) or :data:`KEYS`, or
 #: ``None``: the whole object.
-Member = str | int | bytes | _Keys | None
+Member = str | int | bytes | Keys | None
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every access)
@@ -503,16 +465,25 @@ def record(site: Site, target: object, name: Member, write: bool) -> None:
 
 
 @typing.no_type_check  # (typeguard stays off it: it runs at every new key)
-def record_keys(site: Site, target: dict[Any, Any]) -> None:
+def record_keys(site: Site, target: object, name: Member = None) -> None:
     """Record that *site*'s write of an item of the dict *target* adds or
     removes a key: a write of :data:`KEYS` (the item's own access, recorded
-    next, parks if the site does)."""
+    next, parks if the site does). With *name*, *target* is an object whose
+    attribute *name* the write adds or removes: the attribute's write is
+    recorded too, and parks (if the site does) as a write of the object's
+    ``__dict__``, a step that meets every access of its attributes (which
+    attribute came first shows in the order of ``vars(obj)``)."""
     try:
         state = _local.state
     except AttributeError:
         state = _thread_record()
     if state is not None:
-        state[0].extend((site, target, KEYS, True, state[1].epoch))
+        epoch = state[1].epoch
+        state[0].extend((site, target, KEYS, True, epoch))
+        if name is not None:
+            state[0].extend((site, target, name, True, epoch))
+            if site.racy:
+                state[1].park(site, target, "__dict__", True)
 
 
 #: ``(site, object, name, write, epoch)``: one access as a thread records it.

@@ -37,7 +37,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from .. import progress
-from .sites import parked_at
+from .places import parked_at
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore

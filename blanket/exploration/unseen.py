@@ -46,7 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import sleepers
 from . import monitor
-from .sites import BLANKET_FOLDER, SETTLED, opaque
+from .places import BLANKET_FOLDER
+from .sites import SETTLED, opaque
 from .watch import TARGET_CALLERS, Transitive
 from .witness import Witness
 

@@ -48,17 +48,15 @@ from ..core import unwatched
 from ..transaction import CallSpec
 from . import monitor
 from .namespaces import functions_in, functions_of, wrapper
+from .places import BLANKET_FOLDER, UNWATCHED, module_path
 from .rewrite import prologue, rewrite
 from .sites import (
-    BLANKET_FOLDER,
     SETTLED,
-    UNWATCHED,
     Member,
     Memory,
     Site,
     WrapperEntered,
     describe,
-    module_path,
     watches,
 )
 

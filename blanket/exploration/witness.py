@@ -64,7 +64,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import quiet_traces
-from .sites import SETTLED, UNWATCHED, module_path
+from .places import UNWATCHED, module_path
+from .sites import SETTLED
 from .watch import NEVER, TARGET_CALLERS, Transitive, library
 
 #: The ``sys.monitoring`` tool id the witness asks for (the watch has 4;
