@@ -221,6 +221,22 @@ class Shown:
         return "a namespace of its own"
 
 
+def q_first(scenario: Scenario) -> Callable[[], None]:
+    """Two threads add an attribute each (by ``setattr``, a C call), then
+    write it through ``vars()``; ``q`` must come first."""
+    holder = Holder()
+
+    def add(name: str) -> None:
+        setattr(holder, name, 1)
+        vars(holder)[name] = 2
+    scenario.thread(add, "q")
+    scenario.thread(add, "r")
+
+    def first_q() -> None:
+        assert list(vars(holder)) == ["q", "r"], list(vars(holder))
+    return first_q
+
+
 class Reads:
     got: object = None
 
@@ -329,6 +345,19 @@ class Keys(unittest.TestCase):
         self.assertTrue(result.exhausted, result)
         self.assertEqual({tuple(vars(holder)) for holder in orders}, {("q", "r"), ("r", "q")})
         self.assertEqual(result.races, [])
+
+    def test_an_order_of_added_attributes_that_fails_is_replayed(self) -> None:
+        result = blanket.explore(q_first)
+        assert result.failure is not None, result
+        self.assertIn("AssertionError: ['r', 'q']", result.failure.message)
+        # (its written test, run as its user runs it, fails the same way)
+        self.assertTrue(result.failure.checked.startswith("tried: the test fails"),
+                        result.failure.checked)
+        # An attribute added is a step, named by its attribute (the shrunk
+        # schedule keeps the ones it needs).
+        writes = {step.primitive for step in result.failure.schedule
+                  if step.call == "Memory.write"}
+        self.assertTrue(writes and writes <= {"Holder.q", "Holder.r"}, writes)
 
     def test_an_attribute_removed_and_another_added_as_a_third_looks(self) -> None:
         snapshots: list[tuple[str, ...]] = []

@@ -16,6 +16,7 @@ from blanket import Scenario
 from blanket.exploration import races
 from blanket.exploration.result import Setup, Step
 from blanket.exploration.run import dependent
+from blanket.exploration.sites import ADDS
 
 from . import race_bugs
 from .support import quiet_thread_errors, unchecked
@@ -305,6 +306,21 @@ class Dependence(unittest.TestCase):
         result = blanket.explore(readers_and_writer)
         self.assertTrue(result.exhausted)
         self.assertEqual(result.count, 4)
+
+    def test_writes_that_add_attributes_meet_on_their_class(self) -> None:
+        def added(label: str) -> str:
+            return f"memory:write:{label}{ADDS}"
+        # Two attributes added to objects of one class: which came first
+        # shows in vars(obj). Of two classes, or one attribute added and
+        # another only written, they commute, as any two attributes do.
+        self.assertTrue(dependent(added("Box.a"), added("Box.b")))
+        self.assertFalse(dependent(added("Box.a"), added("Crate.b")))
+        self.assertFalse(dependent(added("Box.a"), "memory:write:Box.b"))
+        # The attribute's own accesses, the whole dict's, the object's
+        # __dict__'s: as an attribute's write.
+        self.assertTrue(dependent(added("Box.a"), "memory:read:Box.a"))
+        self.assertTrue(dependent("memory:read:dict", added("Box.a")))
+        self.assertTrue(dependent(added("Box.a"), "memory:read:Box.__dict__"))
 
     def test_a_step_at_a_racy_access_prints_as_one(self) -> None:
         step = Step("A", "Memory.write", "Counter.count", "BLOCKED", where="bank.py:12")

@@ -44,6 +44,7 @@ from .sites import (
     SETTLED,
     Site,
     call_target,
+    changes_keys,
     method_of,
     record,
     record_keys,
@@ -323,12 +324,19 @@ def _whole(write: bool) -> Any:
     return access
 
 
-def _attribute(write: bool) -> Any:
+def _attribute(write: bool, removes: bool = False) -> Any:
+    """``getattr(x, name)``, ``setattr(x, name, v)`` (*write*),
+    ``delattr(x, name)`` (*removes*): an access of the attribute (a write
+    that adds or removes it: of the object's keys too, see
+    :func:`~blanket.exploration.sites.record_keys`)."""
     @typing.no_type_check  # (typeguard stays off it: it runs at every such call)
     def access(site: CallSite, first: object, second: object) -> None:
         if type(second) is str and type(first) not in _VALUES and \
                 not threads_own(type(first)):
-            record(site, first, second, write)
+            if write and changes_keys(first, second, removes):
+                record_keys(site, first, second)
+            else:
+                record(site, first, second, write)
     return access
 
 
@@ -370,9 +378,10 @@ ARGUMENTS: dict[int, tuple[object, Any]] = {
         *((function, _whole(False)) for function in _READ_FIRST),
         *((function, _whole(True)) for function in _WRITE_FIRST),
         (getattr, _attribute(False)), (hasattr, _attribute(False)),
-        (setattr, _attribute(True)), (delattr, _attribute(True)),
+        (setattr, _attribute(True)), (delattr, _attribute(True, removes=True)),
         (object.__getattribute__, _attribute(False)),
-        (object.__setattr__, _attribute(True)), (object.__delattr__, _attribute(True)),
+        (object.__setattr__, _attribute(True)),
+        (object.__delattr__, _attribute(True, removes=True)),
         (type, _class(True)), (isinstance, _class(False)),
         (exec, _namespace(True)), (eval, _namespace(False)))}
 # The callables a call site looks at: C functions and methods, and classes.

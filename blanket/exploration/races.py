@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .sites import KEYS, Site, accesses, describe, is_item
+from .sites import ADDS, KEYS, Site, accesses, describe, is_item
 
 if TYPE_CHECKING:
     from .sections import Sections
@@ -226,7 +226,15 @@ def overlap(a: str, b: str) -> bool:
     """Whether parked accesses labelled *a* and *b* (see
     :func:`blanket.exploration.sites.describe`) may reach the same state:
     the same label, a whole dict (a namespace, an instance's ``__dict__``)
-    and a name, or a class's write and an attribute of that class."""
+    and a name, or a class's write and an attribute of that class; or two
+    writes that add or remove attributes of objects of one class (marked
+    :data:`~blanket.exploration.sites.ADDS`: which came first shows in
+    ``vars(obj)``)."""
+    if a.endswith(ADDS) or b.endswith(ADDS):
+        if a.endswith(ADDS) and b.endswith(ADDS) and \
+                a.rsplit(".", 1)[0] == b.rsplit(".", 1)[0]:
+            return True
+        a, b = a.removesuffix(ADDS), b.removesuffix(ADDS)
     if a == b:
         return True
     for one, other in ((a, b), (b, a)):

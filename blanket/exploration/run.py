@@ -82,7 +82,7 @@ def key_of(tx: Transaction) -> str:
     """What a step acts on, for telling dependent steps apart; for a racy
     access, ``memory:read:`` or ``memory:write:`` and what it reaches."""
     if tx.spec.kind == "Memory":
-        return f"{MEMORY}{tx.spec.name}:{progress.name_of(tx.primitive)}"
+        return f"{MEMORY}{tx.spec.name}:{cast(Any, tx.primitive).reach}"
     return progress.name_of(progress.resource(tx.primitive))
 
 

@@ -379,7 +379,7 @@ class AttributeSite(Site):
         self._cache: tuple[type | None, str, bool] = (None, _ATTRIBUTE, False)
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every access)
-    def hit(self, target: object, _namespace: Any = object.__getattribute__) -> None:
+    def hit(self, target: object) -> None:
         """Record the access: to the attribute (and, a write that adds or
         removes it, to the keys of the object's ``__dict__``: see
         :func:`record_keys`), or to *target*'s type."""
@@ -392,17 +392,28 @@ class AttributeSite(Site):
                                     else _TYPE if _runs_python(kind, self.name, self._hook)
                                     else _ATTRIBUTE, keyed)
         if cached[1] is _ATTRIBUTE:
-            if cached[2]:  # (asked before the instruction runs)
-                try:
-                    namespace = _namespace(target, "__dict__")
-                except Exception:  # noqa: BLE001 - no instance dict, however it says so
-                    namespace = None
-                if type(namespace) is dict and (self.name in namespace) is self._removes:
-                    record_keys(self, target, self.name)
-                    return
+            # (asked before the instruction runs)
+            if cached[2] and changes_keys(target, self.name, self._removes):
+                record_keys(self, target, self.name)
+                return
             record(self, target, self.name, self.write)
         elif cached[1] is _TYPE:
             record(self, target, "__class__", False)
+
+
+@typing.no_type_check  # (typeguard stays off it: it runs at every attribute's write)
+def changes_keys(target: object, name: str, removes: bool,
+                 _namespace: Any = object.__getattribute__) -> bool:
+    """Whether writing *target*'s attribute *name* (deleting it, if
+    *removes*) adds (removes) a key of the object's ``__dict__``: asked
+    before the write; no when the object has no ``__dict__`` to ask (a
+    class's namespace is a read-only proxy, its own ``__dict__`` raises or is
+    no dict)."""
+    try:
+        namespace = _namespace(target, "__dict__")
+    except Exception:  # noqa: BLE001 - no instance dict, however it says so
+        return False
+    return type(namespace) is dict and (name in namespace) is removes
 
 
 # What an attribute instruction reaches, by the object's type.
@@ -470,9 +481,10 @@ def record_keys(site: Site, target: object, name: Member = None) -> None:
     removes a key: a write of :data:`KEYS` (the item's own access, recorded
     next, parks if the site does). With *name*, *target* is an object whose
     attribute *name* the write adds or removes: the attribute's write is
-    recorded too, and parks (if the site does) as a write of the object's
-    ``__dict__``, a step that meets every access of its attributes (which
-    attribute came first shows in the order of ``vars(obj)``)."""
+    recorded too, and parks (if the site does) as a step that meets, besides
+    the attribute's accesses, every other such write on an object of the
+    class (which attribute came first shows in the order of ``vars(obj)``;
+    see :data:`ADDS`)."""
     try:
         state = _local.state
     except AttributeError:
@@ -483,7 +495,7 @@ def record_keys(site: Site, target: object, name: Member = None) -> None:
         if name is not None:
             state[0].extend((site, target, name, True, epoch))
             if site.racy:
-                state[1].park(site, target, "__dict__", True)
+                state[1].park(site, target, name, True, keys=True)
 
 
 #: ``(site, object, name, write, epoch)``: one access as a thread records it.
@@ -545,19 +557,29 @@ def is_item(site: Site) -> bool:
     return site.name is None and site.depth == 2
 
 
+#: What marks the :attr:`Memory.reach` of a write that adds or removes an
+#: attribute: it meets every other such write on an object of its class.
+ADDS = " (added or removed)"
+
+
 class Memory:
     """The stand-in a racy access parks on: a primitive for the scheduler,
     named by what the access reaches (``Counter.count``); one per place in
     the code (:attr:`where`)."""
 
-    __slots__ = ("_name", "_label", "_real", "where", "__weakref__")
+    __slots__ = ("_name", "_label", "_real", "where", "reach", "__weakref__")
     _kind = "Memory"
 
-    def __init__(self, label: str, where: str) -> None:
+    def __init__(self, label: str, where: str, keys: bool = False) -> None:
         self._name = self._label = label
         self._real = None
         #: The access's :attr:`Site.place` (``"pkg/cache.py:14"``).
         self.where = where
+        #: What the step reaches, for telling dependent steps apart (see
+        #: :func:`blanket.exploration.races.overlap`): the label, marked
+        #: with :data:`ADDS` where the write adds or removes an attribute
+        #: (*keys*: see :func:`record_keys`).
+        self.reach = label + ADDS if keys else label
 
     def __repr__(self) -> str:
         return f"<blanket.Memory {self._name!r} at {self.where}>"

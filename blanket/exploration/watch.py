@@ -247,17 +247,20 @@ class Watch:
     # (typeguard stays off it: its check of *target* would ask the object
     # itself, whose own __getattribute__ may be watched code that parks here.)
     @typing.no_type_check
-    def park(self, site: Site, target: object, name: Member, write: bool) -> None:
-        """Park the access as a call, for the scheduler to let go."""
+    def park(self, site: Site, target: object, name: Member, write: bool,
+             keys: bool = False) -> None:
+        """Park the access as a call, for the scheduler to let go (*keys*: a
+        write that adds or removes the attribute, see
+        :func:`~blanket.exploration.sites.record_keys`)."""
         label = describe(target, name, site)
         place = site.place
         if self.parks and ("write" if write else "read", label, place) not in self.parks:
             return  # the replay's site, reaching something its schedule does not name
         with self.core.lock:
-            key = (label, place)  # (not get: see the note at the top of blanket.core)
+            key = (label, place, keys)  # (not get: see the note at the top of blanket.core)
             memory = self._memory[key] if key in self._memory else None
             if memory is None:
-                memory = self._memory[key] = Memory(label, place)
+                memory = self._memory[key] = Memory(label, place, keys)
         # What exactly it reaches (the object and the name or key), for
         # telling a thread that reads the same again (blanket.exploration.spins).
         self.reaching[threading.current_thread()] = (id(target), name)
