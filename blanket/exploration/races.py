@@ -117,7 +117,9 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
     two keys' reads and writes do not meet; a write that adds or removes a
     key writes the dict's keys too (:data:`~blanket.exploration.sites.KEYS`),
     which another such write and every access of the whole dict meet (its
-    iteration sees the keys and their order). An
+    iteration sees the keys and their order). An object's keys alike (its
+    attributes added or removed), but two threads adding attributes are no
+    data race reported: their sites only make steps. An
     access of a whole dict meets the accesses of the names it holds: of
     the globals it is (``globals()[name] = v``, ``exec(code, namespace)``),
     and of the attributes of the object whose ``__dict__`` it is
