@@ -359,6 +359,26 @@ class Keys(unittest.TestCase):
                   if step.call == "Memory.write"}
         self.assertTrue(writes and writes <= {"Holder.q", "Holder.r"}, writes)
 
+    def test_the_order_two_threads_add_globals_in(self) -> None:
+        # A module's globals: which of two new ones comes first shows in
+        # iterating its __dict__. Both orders run; no data race is reported.
+        namespace: dict[str, Any] = {"__name__": "two_globals"}
+        exec(compile("def add_a():\n    global a\n    a = 1\n\n"  # noqa: S102
+                     "def remove_b():\n    global b\n    del b\n    b = 2\n",
+                     "<two globals>", "exec"), namespace)
+        orders: list[tuple[str, ...]] = []
+
+        def setup(scenario: Scenario) -> Callable[[], None]:
+            namespace.pop("a", None)
+            namespace["b"] = 0
+            scenario.thread(namespace["add_a"])
+            scenario.thread(namespace["remove_b"])
+            return lambda: orders.append(tuple(k for k in namespace if k in ("a", "b")))
+        result = blanket.explore(setup)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(set(orders), {("a", "b"), ("b", "a")})
+        self.assertEqual(result.races, [])
+
     def test_an_attribute_removed_and_another_added_as_a_third_looks(self) -> None:
         snapshots: list[tuple[str, ...]] = []
 

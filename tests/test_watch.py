@@ -15,8 +15,8 @@ from typing import Any
 
 import blanket
 from blanket.exploration import ccalls, namespaces, rewrite, sites, watch
-from blanket.exploration.sites import Memory, Site
-from blanket.exploration.watch import Watch
+from blanket.exploration.sites import Site
+from blanket.exploration.watch import Memory, Watch
 
 from .support import unchecked
 

@@ -150,11 +150,12 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
         items = list(entries.items())
         met = _met(seen, targets, target_id, member)
         target = targets[target_id]
-        # An object's keys: two threads adding attributes to it make steps
-        # (which came first shows in vars(obj)), but no data race is
-        # reported (the interpreter keeps the dict whole); its keys and its
-        # __dict__ read whole do race, named as the __dict__.
-        attributes = member is KEYS and type(target) is not dict
+        # An object's keys (or a module's): two threads adding attributes
+        # (globals) make steps (which came first shows in vars(obj)), but no
+        # data race is reported (the interpreter keeps the dict whole); its
+        # keys and its __dict__ read whole do race, named as the __dict__.
+        attributes = member is KEYS and (type(target) is not dict or any(
+            entry[1].depth == 0 for entry in entries))  # (a module's globals)
         named = "__dict__" if attributes else member
         for (a, a_name), (b, b_name) in _unordered(items, met, after):
             site = b[1] if is_item(a[1]) else a[1]

@@ -23,7 +23,7 @@ from typing import Any
 from .._bytecode import Assembly, Instruction, call_template, constant_call
 from .ccalls import ITEM_HOOKS, CallSite, ItemSite, IterSite, MethodSite, TruthSite
 from .realprims import METHODS as PRIMITIVE_METHODS
-from .sites import ATTRIBUTE_HOOKS, AttributeSite, Site, use_target
+from .sites import ATTRIBUTE_HOOKS, AttributeSite, GlobalSite, Site, use_target
 
 _NAME_SHIFT = 0 if sys.version_info < (3, 12) else 1
 
@@ -136,6 +136,8 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             site = ItemSite(ITEM_HOOKS[instruction.name], write, *where)
         elif instruction.name in ATTRIBUTE_HOOKS:
             site = AttributeSite(ATTRIBUTE_HOOKS[instruction.name], name, *where)
+        elif write and depth == 0 and name is not None:
+            site = GlobalSite(instruction.name == "DELETE_GLOBAL", name, *where)
         else:
             site = Site(write, name, depth, *where)
         sites.append(site)

@@ -416,6 +416,29 @@ def changes_keys(target: object, name: str, removes: bool,
     return type(namespace) is dict and (name in namespace) is removes
 
 
+class GlobalSite(Site):
+    """``global name; name = v`` or ``del name``: a write of the module's
+    global; one that adds or removes the name writes the module's keys too
+    (see :func:`record_keys`: which global came first shows in the order of
+    the module's ``__dict__``)."""
+
+    __slots__ = ("_removes",)
+
+    def __init__(self, removes: bool, name: str, function: str, file: str,
+                 line: int | None, scope: dict[str, Any]) -> None:
+        super().__init__(True, name, 0, function, file, line, scope)
+        self._removes = removes
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every global's write)
+    def hit(self, target: dict[str, Any]) -> None:
+        """Record the write of the global in *target*, the module's globals
+        (asked before the instruction runs)."""
+        if (self.name in target) is self._removes:
+            record_keys(self, target, self.name)
+        else:
+            record(self, target, self.name, True)
+
+
 # What an attribute instruction reaches, by the object's type.
 _ATTRIBUTE, _TYPE, _THREADS_OWN = "attribute", "type", "the thread's own"
 
@@ -557,29 +580,6 @@ def is_item(site: Site) -> bool:
     return site.name is None and site.depth == 2
 
 
-#: What marks the :attr:`Memory.reach` of a write that adds or removes an
+#: What marks the :attr:`~blanket.exploration.watch.Memory.reach` of a write that adds or removes an
 #: attribute: it meets every other such write on an object of its class.
 ADDS = " (added or removed)"
-
-
-class Memory:
-    """The stand-in a racy access parks on: a primitive for the scheduler,
-    named by what the access reaches (``Counter.count``); one per place in
-    the code (:attr:`where`)."""
-
-    __slots__ = ("_name", "_label", "_real", "where", "reach", "__weakref__")
-    _kind = "Memory"
-
-    def __init__(self, label: str, where: str, keys: bool = False) -> None:
-        self._name = self._label = label
-        self._real = None
-        #: The access's :attr:`Site.place` (``"pkg/cache.py:14"``).
-        self.where = where
-        #: What the step reaches, for telling dependent steps apart (see
-        #: :func:`blanket.exploration.races.overlap`): the label, marked
-        #: with :data:`ADDS` where the write adds or removes an attribute
-        #: (*keys*: see :func:`record_keys`).
-        self.reach = label + ADDS if keys else label
-
-    def __repr__(self) -> str:
-        return f"<blanket.Memory {self._name!r} at {self.where}>"

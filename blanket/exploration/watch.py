@@ -24,7 +24,7 @@ and in an exploration a Python callee not yet watched is watched before
 the call runs.
 
 A site :func:`blanket.explore` found racing is *racy*: there the access first
-parks as a call on a :class:`~blanket.exploration.sites.Memory` stand-in, a
+parks as a call on a :class:`Memory` stand-in, a
 step the scheduler chooses like any other (``A: write Counter.count``).
 
 Not watched: local variables, code that is not named (outside an
@@ -51,9 +51,9 @@ from .namespaces import functions_in, functions_of, wrapper
 from .places import BLANKET_FOLDER, UNWATCHED, module_path
 from .rewrite import prologue, rewrite
 from .sites import (
+    ADDS,
     SETTLED,
     Member,
-    Memory,
     Site,
     WrapperEntered,
     describe,
@@ -510,3 +510,26 @@ def _blankets(frame: types.FrameType) -> bool:
 def _place(code: types.CodeType, scope: dict[str, Any]) -> str:
     """Where *code* starts, the file by its module's path."""
     return f"{module_path(code.co_filename, scope)}:{code.co_firstlineno}"
+
+
+class Memory:
+    """The stand-in a racy access parks on: a primitive for the scheduler,
+    named by what the access reaches (``Counter.count``); one per place in
+    the code (:attr:`where`)."""
+
+    __slots__ = ("_name", "_label", "_real", "where", "reach", "__weakref__")
+    _kind = "Memory"
+
+    def __init__(self, label: str, where: str, keys: bool = False) -> None:
+        self._name = self._label = label
+        self._real = None
+        #: The access's :attr:`~blanket.exploration.sites.Site.place` (``"pkg/cache.py:14"``).
+        self.where = where
+        #: What the step reaches, for telling dependent steps apart (see
+        #: :func:`blanket.exploration.races.overlap`): the label, marked
+        #: with :data:`~blanket.exploration.sites.ADDS` where the write adds or removes an attribute
+        #: (*keys*: see :func:`~blanket.exploration.sites.record_keys`).
+        self.reach = label + ADDS if keys else label
+
+    def __repr__(self) -> str:
+        return f"<blanket.Memory {self._name!r} at {self.where}>"
