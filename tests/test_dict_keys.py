@@ -21,7 +21,7 @@ from typing import Any
 import blanket
 from blanket import Scenario
 from blanket.exploration.races import Race
-from tests.test_sections import explored_eagerly_by
+from tests.test_sections import explored_eagerly_by, interleavings
 
 # One operation: ("get", k), ("put", k, n) (the last value read plus n),
 # ("del", k), ("pop", k), ("iter",), ("attr-get",), ("attr-put", n) (the
@@ -93,37 +93,7 @@ def _step(op: Op, items: Items, last: int) -> tuple[Items, int, tuple[object, ..
 
 def brute_force(program: Program) -> set[Outcome]:
     """The outcomes of every interleaving of the operations, each one step."""
-    outcomes: set[Outcome] = set()
-    seen: set[tuple[object, ...]] = set()
-
-    def search(pcs: tuple[int, ...], last: tuple[int, ...], items: Items,
-               held: frozenset[str], reads: tuple[tuple[object, ...], ...]) -> None:
-        if (pcs, last, items, held, reads) in seen:
-            return
-        seen.add((pcs, last, items, held, reads))
-        moved = False
-        for thread, ops in enumerate(program):
-            if pcs[thread] == len(ops):
-                continue
-            op = ops[pcs[thread]]
-            if op[0] == "acquire" and op[1] in held:
-                continue
-            moved = True
-            new_pcs = pcs[:thread] + (pcs[thread] + 1,) + pcs[thread + 1:]
-            if op[0] == "acquire":
-                search(new_pcs, last, items, held | {op[1]}, reads)
-            elif op[0] == "release":
-                search(new_pcs, last, items, held - {op[1]}, reads)
-            else:
-                new_items, value, read = _step(op, items, last[thread])
-                search(new_pcs, last[:thread] + (value,) + last[thread + 1:], new_items,
-                       held, reads[:thread] + (reads[thread] + read,) + reads[thread + 1:])
-        if not moved:
-            outcomes.add((items, reads))
-
-    count = len(program)
-    search((0,) * count, (0,) * count, START, frozenset(), ((),) * count)
-    return outcomes
+    return interleavings(program, START, _step)
 
 
 def _source(op: Op) -> list[str]:

@@ -67,16 +67,23 @@ def generate(rng: random.Random) -> Program:
     return program
 
 
-def brute_force(program: Program) -> set[Outcome]:
-    """The outcomes of every interleaving of the operations, each one step."""
-    outcomes: set[Outcome] = set()
+def interleavings(program: list[list[Op]], start: Any,
+                  step: Callable[[Op, Any, int], tuple[Any, int, tuple[Any, ...]]]
+                  ) -> set[tuple[Any, tuple[tuple[Any, ...], ...]]]:
+    """The outcomes (the state, what each thread read) of every interleaving
+    of *program*'s operations, each one step, from the state *start*: an
+    acquire takes a lock (it waits while the lock is held), a release gives
+    it back, and *step* does any other (given the state and the thread's
+    last value read: the state, the last value and what it adds to the
+    thread's reads after it)."""
+    outcomes: set[tuple[Any, tuple[tuple[Any, ...], ...]]] = set()
     seen: set[tuple[object, ...]] = set()
 
-    def search(pcs: tuple[int, ...], last: tuple[int, ...], values: tuple[int, ...],
-               held: frozenset[str], reads: tuple[tuple[int, ...], ...]) -> None:
-        if (pcs, last, values, held, reads) in seen:
+    def search(pcs: tuple[int, ...], last: tuple[int, ...], state: Any,
+               held: frozenset[str], reads: tuple[tuple[Any, ...], ...]) -> None:
+        if (pcs, last, state, held, reads) in seen:
             return
-        seen.add((pcs, last, values, held, reads))
+        seen.add((pcs, last, state, held, reads))
         moved = False
         for thread, ops in enumerate(program):
             if pcs[thread] == len(ops):
@@ -86,25 +93,31 @@ def brute_force(program: Program) -> set[Outcome]:
                 continue
             moved = True
             new_pcs = pcs[:thread] + (pcs[thread] + 1,) + pcs[thread + 1:]
-            new_last, new_values, new_held, new_reads = last, values, held, reads
-            if op[0] == "read":
-                value = values[VARIABLES.index(op[1])]
-                new_last = last[:thread] + (value,) + last[thread + 1:]
-                new_reads = reads[:thread] + (reads[thread] + (value,),) + reads[thread + 1:]
-            elif op[0] == "write":
-                at = VARIABLES.index(op[1])
-                new_values = values[:at] + (last[thread] + op[2],) + values[at + 1:]
-            elif op[0] == "acquire":
-                new_held = held | {op[1]}
+            if op[0] == "acquire":
+                search(new_pcs, last, state, held | {op[1]}, reads)
+            elif op[0] == "release":
+                search(new_pcs, last, state, held - {op[1]}, reads)
             else:
-                new_held = held - {op[1]}
-            search(new_pcs, new_last, new_values, new_held, new_reads)
+                new_state, value, read = step(op, state, last[thread])
+                search(new_pcs, last[:thread] + (value,) + last[thread + 1:], new_state,
+                       held, reads[:thread] + (reads[thread] + read,) + reads[thread + 1:])
         if not moved:
-            outcomes.add((values, reads))
+            outcomes.add((state, reads))
 
     count = len(program)
-    search((0,) * count, (0,) * count, (0,) * len(VARIABLES), frozenset(), ((),) * count)
+    search((0,) * count, (0,) * count, start, frozenset(), ((),) * count)
     return outcomes
+
+
+def brute_force(program: Program) -> set[Outcome]:
+    """The outcomes of every interleaving of the operations, each one step."""
+    def step(op: Op, values: tuple[int, ...], last: int
+             ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+        at = VARIABLES.index(op[1])
+        if op[0] == "read":
+            return values, values[at], (values[at],)
+        return values[:at] + (last + op[2],) + values[at + 1:], last, ()
+    return interleavings(program, (0,) * len(VARIABLES), step)
 
 
 def thread_source(name: str, ops: list[Op]) -> str:
