@@ -13,7 +13,7 @@ from typing import Any
 import blanket
 from blanket import Scenario
 from blanket.exploration import tried
-from blanket.exploration.search import _owner
+from blanket.exploration.searching import owner as _owner
 
 from . import explore_bugs, race_bugs
 from .support import quiet_thread_errors

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import blanket
-from blanket.exploration import guided, search
+from blanket.exploration import guided, searching
 from blanket.exploration.run import Run, dependent
 from blanket.exploration.sections import Sections
 
@@ -81,18 +81,18 @@ def traces(setup: Callable[..., Any], **options: Any
            ) -> tuple[blanket.Exploration, list[Trace]]:
     """The search's result and the traces of the schedules it counted."""
     counted: list[Trace] = []
-    take = search._Searching.take
+    take = searching.Searching.take
 
     def noting(self: Any, run: Run, mine: bool, schedules: list[tuple[str, ...]],
                depth_first: Any, sections: Any = None) -> str:
         went = take(self, run, mine, schedules, depth_first, sections)
-        if went == search.GROWN:  # the search starts again (its schedules too)
+        if went == searching.GROWN:  # the search starts again (its schedules too)
             counted.clear()
         elif mine and not run.redundant:
             counted.append(trace_of(run, sections))
         return went
 
-    with unittest.mock.patch.object(search._Searching, "take", noting):
+    with unittest.mock.patch.object(searching.Searching, "take", noting):
         result = blanket.explore(setup, timeout=BOUND, **options)
     return result, counted
 

@@ -8,10 +8,12 @@ import functools
 import threading
 import types
 import unittest
+from typing import Any
 from unittest import mock
 
 import blanket
 from blanket import seconds
+from blanket.exploration import search, searching
 from blanket.exploration.reproduce import Replay
 from blanket.linearizability import check, history
 from blanket.linearizability.history import (
@@ -318,30 +320,73 @@ class Verdicts(unittest.TestCase):
 
 class Passes(unittest.TestCase):
     """The first pass over the scenarios runs the first schedules of each
-    one's search (:data:`check.FIRST_PASS`); the second runs the rest. A
-    scenario whose search ended in the first pass is not run again."""
+    one's search (:data:`check.FIRST_PASS`); the second takes each search
+    on from there. A scenario whose search ended in the first pass is not
+    run again, and no run is made twice."""
 
-    def test_a_scenario_run_whole_by_the_first_pass_is_not_run_again(self) -> None:
-        given: list[tuple[object, bool, int]] = []
+    def test_the_second_pass_takes_the_first_s_searches_on(self) -> None:
+        begun: list[tuple[object, bool, int]] = []
+        resumed: list[tuple[int, bool, int]] = []
+        runs: list[int] = []
+        resume, run = search.Search.resume, searching.Searching.run
 
         def explore(setup: object, **options: object) -> blanket.Exploration:
             found = blanket.explore(setup, **options)  # type: ignore[arg-type]
-            given.append((options["max_schedules"], found.exhausted, found.count))
+            begun.append((options["max_schedules"], found.exhausted, found.count))
+            runs.append(found.runs)
             return found
-        with mock.patch.object(check, "explore", explore):
+
+        def taken_on(self: search.Search, max_schedules: int, *args: Any,
+                     **kwargs: Any) -> blanket.Exploration:
+            before = self.searching.result.runs if self.searching else 0
+            found = resume(self, max_schedules, *args, **kwargs)
+            resumed.append((max_schedules, found.exhausted, found.count))
+            runs.append(found.runs - before)
+            return found
+
+        made: list[object] = []
+
+        def counted(self: searching.Searching, choose: Any) -> Any:
+            made.append(choose)
+            return run(self, choose)
+        with mock.patch.object(check, "explore", explore), \
+                mock.patch.object(search.Search, "resume", taken_on), \
+                mock.patch.object(searching.Searching, "run", counted):
             result = blanket.check_linearizable(
                 lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS, scenarios=10)
         self.assertTrue(result.ok, result)
-        first, second = given[:10], given[10:]
-        self.assertEqual({cap for cap, _, _ in first}, {check.FIRST_PASS})
-        whole = [count for _, exhausted, count in first if exhausted]
+        self.assertEqual({cap for cap, _, _ in begun}, {check.FIRST_PASS})
+        self.assertEqual(len(begun), 10)
+        whole = [count for _, exhausted, count in begun if exhausted]
         # Some scenarios' orders are more than the first pass runs, some not.
-        self.assertTrue(0 < len(whole) < 10, first)
-        self.assertEqual(len(second), 10 - len(whole))
-        self.assertEqual({(cap, exhausted) for cap, exhausted, _ in second}, {(10_000, True)})
+        self.assertTrue(0 < len(whole) < 10, begun)
+        self.assertEqual(len(resumed), 10 - len(whole))
+        self.assertEqual({(cap, exhausted) for cap, exhausted, _ in resumed}, {(10_000, True)})
         self.assertEqual(result.exhausted, [True] * 10)
-        self.assertEqual(result.schedules, sum(whole) + sum(count for _, _, count in second))
+        self.assertEqual(result.schedules, sum(whole) + sum(count for _, _, count in resumed))
+        self.assertEqual(sum(runs), len(made))  # no run made twice
         self.assertIn("every one's whole space", str(result))
+
+    def test_a_bound_within_the_first_pass_s_makes_one_pass(self) -> None:
+        given: list[object] = []
+
+        def explore(setup: object, **options: object) -> blanket.Exploration:
+            given.append(options["max_schedules"])
+            return blanket.explore(setup, **options)  # type: ignore[arg-type]
+
+        def taken_on(self: search.Search, max_schedules: int, *args: Any,
+                     **kwargs: Any) -> blanket.Exploration:
+            given.append(("resumed", max_schedules))
+            return resume(self, max_schedules, *args, **kwargs)
+        resume = search.Search.resume
+        with mock.patch.object(check, "explore", explore), \
+                mock.patch.object(search.Search, "resume", taken_on):
+            result = blanket.check_linearizable(
+                lin_structures.LockedCounter, lin_structures.COUNTER_OPERATIONS, scenarios=3,
+                max_schedules=check.FIRST_PASS)
+        self.assertTrue(result.ok, result)
+        self.assertEqual(given, [check.FIRST_PASS] * 3)
+        self.assertEqual(result.scenarios, 3)
 
 
 class LruShapes(unittest.TestCase):

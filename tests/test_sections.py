@@ -196,17 +196,17 @@ def explored_eagerly(program: Program) -> tuple[blanket.Exploration, None]:
 
 def explored_eagerly_by(explore: Callable[[], blanket.Exploration]) -> blanket.Exploration:
     """What *explore* explores, with sections never told apart."""
-    from blanket.exploration import search
-    original = search._Searching.__init__
+    from blanket.exploration import searching
+    original = searching.Searching.__init__
 
     def eager(self: Any, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         self.lazy = False
-    search._Searching.__init__ = eager  # type: ignore[method-assign]
+    searching.Searching.__init__ = eager  # type: ignore[method-assign]
     try:
         return explore()
     finally:
-        search._Searching.__init__ = original  # type: ignore[method-assign]
+        searching.Searching.__init__ = original  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

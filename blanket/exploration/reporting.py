@@ -49,8 +49,9 @@ class Progress:
     done: bool = False
     #: For :func:`~blanket.check_linearizable`: the explorations of its
     #: scenarios made so far, the one going on included (each scenario is
-    #: explored in a first pass of a few schedules, then in full unless the
-    #: first ran it whole; a failing one again as it is made smaller); 0 for
+    #: explored in a first pass of a few schedules, then taken on to its
+    #: end unless the first ran it whole; a failing one again as it is made
+    #: smaller); 0 for
     #: :func:`~blanket.explore`.
     explorations: int = 0
 

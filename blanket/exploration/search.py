@@ -47,10 +47,12 @@ once, and the races it meets restart the search in every shard alike.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import copy
 import random
 import time
-import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from typing import Any
 
@@ -65,40 +67,16 @@ from .guided import Guide
 from .monitor import monitoring
 from .processes import check as check_processes
 from .processes import search as search_processes
-from .processwide import Snapshot
-from .races import Race
-from .races import report as races_report
-from .reach import Goal, goal
+from .reach import goal
 from .reporting import Progress, Reporter, budget, check_progress
-from .reproduce import reproduce, summary_of
-from .result import Exploration, Failure, Setup, unchecked
-from .run import Chooser, Run, run_once
+from .reproduce import summary_of
+from .result import Exploration, Setup
 from .runners import Runners
-from .sections import Sections, sections_of
+from .searching import ENDED, FAILED, GOING, GROWN, REACHED, Searching
 from .shrink import shrink
-from .sites import Site
 from .tried import try_failure_test, try_reach_test
-from .unseen import Unseen
 from .watch import Transitive
 from .witness import Witness, witnessing
-
-
-def _owner(choices: Sequence[str], count: int) -> int:
-    """The shard (1..count) a schedule prefix belongs to."""
-    return zlib.crc32(",".join(choices).encode()) % count + 1
-
-
-def _failure(setup: Setup, run: Run) -> Failure:
-    """The failure of *run*, with a test replaying it."""
-    assert run.failure is not None
-    kind, message = run.failure
-    steps = tuple(run.steps)
-    if kind == "livelock" and run.spins.forced_from is not None:
-        # The turns the spinning threads took once nothing else could go:
-        # the replay's rule takes them alike (see blanket.exploration.spins).
-        steps = steps[:run.spins.forced_from]
-    return Failure(kind, message, steps,
-                   reproduce(setup, steps, kind, message, run.scenario.timeout))
 
 
 def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
@@ -208,16 +186,50 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
                "depth": depth, "split_depth": split_depth, "timeout": timeout, "name": name,
                "races": races, "exclude": exclude, "reach": reach, "lines": lines,
                "guided": guided}
-    with alone():  # one exploration at a time in a process
-        if check_processes(setup, processes) > 1:
-            if shard is not None:
-                raise ValueError(f"shard={shard!r} with processes={processes}: the processes "
-                                 "run the shards themselves")
-            merged = search_processes(explore, setup, processes, options, progress)
-            _hand_over(merged, setup, options, deadline)
-            return merged
-        transitive = Transitive(exclude)
-        aim = goal(setup, reach, lines, timeout)
+    keep, token = _KEPT.get(), _KEPT.set(None)  # (an exploration within keeps nothing)
+    try:
+        with alone():  # one exploration at a time in a process
+            if check_processes(setup, processes) > 1:
+                if shard is not None:
+                    raise ValueError(f"shard={shard!r} with processes={processes}: the "
+                                     "processes run the shards themselves")
+                merged = search_processes(explore, setup, processes, options, progress)
+                _hand_over(merged, setup, options, deadline)
+                return merged
+            search = Search(setup, options, shard)
+            result = search.go(max_schedules, deadline, progress)
+            _hand_over(result, setup, options, deadline)
+            if keep is not None and search.resumable(result):
+                keep.search = search
+                result = copy.copy(result)  # as it is now: the search goes on with its own
+                result.schedules, result.races = list(result.schedules), list(result.races)
+            return result
+    finally:
+        _KEPT.reset(token)
+
+
+class Search:
+    """The search :func:`explore` makes of *setup* with its *options* (its
+    *shard*, if one): the
+    first call of :meth:`go` starts it, a later one takes it on from where
+    it stopped (:func:`kept`)."""
+
+    def __init__(self, setup: Setup, options: dict[str, Any],
+                 shard: str | tuple[int, int] | None = None) -> None:
+        self.setup, self.options, self.shard = setup, options, shard
+        #: What is watched, and the lines looked for, if any.
+        self.transitive = Transitive(options["exclude"])
+        self.aim = goal(setup, options["reach"], options["lines"], options["timeout"])
+        #: The search going on, once started.
+        self.searching: Searching | None = None
+        # Whether the runs' threads run on runners kept from one run to the
+        # next (see blanket.exploration.threadlocals).
+        self._reuse = True
+
+    def go(self, max_schedules: int, deadline: Deadline,
+           progress: Callable[[Progress], object] | None) -> Exploration:
+        """The search, on until it counted *max_schedules* schedules, ended,
+        failed, or *deadline* passed; *progress* told how far it went."""
         # A run's threads go one at a time (see blanket.exploration.affinity);
         # what the threads call is seen through sys.monitoring where there is
         # one (see blanket.exploration.monitor), else by a profile function per
@@ -227,24 +239,113 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
         # The code the threads start is seen by the witness too, through a
         # route of its own (see blanket.exploration.witness).
         with one_cpu(), monitoring() as monitored, witnessing() as witnessed, \
-                aim or nullcontext():
-            # The threads run on runners kept from one run to the next; if a
-            # thread-local object made during the search outlives it, the runs
-            # may have shared its data: the search is made again, each thread
-            # on a runner of its own (see blanket.exploration.threadlocals).
-            for reuse in (True, False):  # pragma: no branch - the second never shares
-                runners = Runners(keep_profile=not monitored, reuse=reuse)
+                self.aim or nullcontext():
+            while True:
+                runners = Runners(keep_profile=not monitored, reuse=self._reuse)
                 try:
-                    result = _search(setup, strategy, max_schedules, max_preemptions, seed, depth,
-                                     shard, split_depth, timeout, name, races, runners,
-                                     transitive, deadline, aim, guided is not False,
-                                     monitored, progress, witnessed)
+                    result = self._search(runners, max_schedules, deadline, progress,
+                                          monitored, witnessed)
                 finally:
                     runners.close()  # nothing left running, however the search ended
-                if not runners.shared:
-                    break
-        _hand_over(result, setup, options, deadline)
+                if not self._reuse or not runners.shared:
+                    return result
+                # A thread-local object made during the search outlives it: the
+                # runs may have shared its data. The search is made again, from
+                # the start, each thread on a runner of its own.
+                self._reuse, self.searching = False, None
+
+    def resumable(self, result: Exploration) -> bool:
+        """Whether the depth-first search that gave *result* stopped at its
+        count of schedules, nothing found: :meth:`resume` takes it on."""
+        options = self.options
+        return (options["strategy"] == "dfs" and self.aim is None and result.failure is None
+                and result.stopped == f"max_schedules={options['max_schedules']}")
+
+    def resume(self, max_schedules: int, max_seconds: float = BUDGET,
+               progress: Callable[[Progress], object] | None = None) -> Exploration:
+        """The search (:meth:`resumable`) taken on until *max_schedules*
+        schedules are counted in all, or it ends, within *max_seconds*; as
+        :func:`explore` would have given it had it been asked so at first
+        (its runs, elapsed time and checks of what was said counted from
+        the start)."""
+        self.options = {**self.options, "max_schedules": max_schedules,
+                        "max_seconds": max_seconds}
+        deadline = Deadline(max_seconds)
+        with alone():
+            result = self.go(max_schedules, deadline, progress)
+            _hand_over(result, self.setup, self.options, deadline)
         return result
+
+    def _search(self, runners: Runners, max_schedules: int, deadline: Deadline,
+                progress: Callable[[Progress], object] | None, monitored: bool,
+                witnessed: bool) -> Exploration:
+        """:meth:`go`, its threads run on *runners*; their calls are seen
+        through ``sys.monitoring`` when *monitored*, and what they start by
+        the witness's tool when *witnessed*."""
+        options = self.options
+        strategy = options["strategy"]
+        searching = self.searching
+        if searching is None:
+            searching = self.searching = self._start(runners, monitored, witnessed)
+        else:  # on from where it stopped
+            searching.runners = runners
+            searching.result.stopped = ""
+            searching.started = time.monotonic() - searching.result.elapsed
+        searching.budget = budget(strategy, max_schedules, searching.index, searching.count)
+        searching.deadline = deadline
+        searching.reporter = None if progress is None else Reporter(progress)
+        try:
+            if strategy == "dfs":
+                _depth_first(searching, max_schedules, options["max_preemptions"])
+            else:
+                _sample(searching, strategy, max_schedules, options["seed"], options["depth"])
+            return searching.finish()
+        finally:
+            searching.before.restore()  # as before the search, however it ended
+
+    def _start(self, runners: Runners, monitored: bool, witnessed: bool) -> Searching:
+        """The search, started (see :meth:`_search`)."""
+        options, setup, aim = self.options, self.setup, self.aim
+        strategy = options["strategy"]
+        index, count = parse_shard(self.shard)
+        title = options["name"] or str(getattr(setup, "__qualname__", "exploration"))
+        searching = Searching(setup, strategy, title, options["timeout"], options["races"],
+                              runners, index, count, options["split_depth"], self.transitive,
+                              aim)
+        searching.unseen.monitored = monitored
+        if searching.racy is not None:  # (with nothing watched, there is nothing to check)
+            searching.unseen.witness = Witness(witnessed)
+        if options["guided"] is not False and strategy == "dfs" and aim is not None \
+                and aim.targets:
+            searching.guide = Guide(aim.targets)
+        if strategy == "dfs":
+            searching.result.max_preemptions = options["max_preemptions"]
+        return searching
+
+
+class Kept:
+    """Where :func:`kept` puts the search of the exploration made within it."""
+
+    #: The search, if it can be taken on (:meth:`Search.resumable`).
+    search: Search | None = None
+
+
+_KEPT: contextvars.ContextVar[Kept | None] = contextvars.ContextVar("blanket_kept",
+                                                                   default=None)
+
+
+@contextlib.contextmanager
+def kept() -> Iterator[Kept]:
+    """Within it, the exploration the calling thread makes keeps its
+    depth-first search when it stopped at *max_schedules*, nothing found,
+    in what the block is given: :meth:`Search.resume` takes it on
+    (:func:`blanket.check_linearizable`'s passes over its scenarios)."""
+    keep = Kept()
+    token = _KEPT.set(keep)
+    try:
+        yield keep
+    finally:
+        _KEPT.reset(token)
 
 
 def _hand_over(result: Exploration, setup: Setup, options: dict[str, Any],
@@ -265,244 +366,14 @@ def _hand_over(result: Exploration, setup: Setup, options: dict[str, Any],
             found.checked = try_reach_test(found.source, timeout)
 
 
-def _search(setup: Setup, strategy: str, max_schedules: int, max_preemptions: int | None,
-            seed: int, depth: int, shard: str | tuple[int, int] | None, split_depth: int,
-            timeout: float, name: str | None, races: str, runners: Runners,
-            transitive: Transitive, deadline: Deadline, aim: Goal | None = None,
-            guided: bool = False, monitored: bool = False,
-            progress: Callable[[Progress], object] | None = None, witnessed: bool = False
-            ) -> Exploration:
-    """:func:`explore`, its arguments checked; the runs' managed threads
-    run on *runners*; *transitive* says what is watched, *aim* the lines
-    looked for, which a depth-first search is *guided* toward; the threads'
-    calls are seen through ``sys.monitoring`` when *monitored*, and what
-    they start by the witness's tool when *witnessed*; *progress* is told
-    how far it went; *deadline* bounds its wall-clock time."""
-    index, count = parse_shard(shard)
-    title = name or str(getattr(setup, "__qualname__", "exploration"))
-    searching = _Searching(setup, strategy, title, timeout, races, runners, index, count,
-                           split_depth, transitive, aim)
-    searching.unseen.monitored = monitored
-    if searching.racy is not None:  # (with nothing watched, there is nothing to check)
-        searching.unseen.witness = Witness(witnessed)
-    searching.budget = budget(strategy, max_schedules, index, count)
-    searching.deadline = deadline
-    if progress is not None:
-        searching.reporter = Reporter(progress)
-    if guided and strategy == "dfs" and aim is not None and aim.targets:
-        searching.guide = Guide(aim.targets)
-    try:
-        if strategy == "dfs":
-            searching.result.max_preemptions = max_preemptions
-            _depth_first(searching, max_schedules, max_preemptions)
-        else:
-            _sample(searching, strategy, max_schedules, seed, depth)
-        return searching.finish()
-    finally:
-        searching.before.restore()  # as before the search, however it ended
-
-
-#: How one run left the search: it ends at the run's failure, or once it
-#: ran every line looked for (``reach=``); it starts again, the run having
-#: met new data races; it goes on; or (a depth-first search's) it was the
-#: last.
-FAILED, REACHED, GROWN, GOING, ENDED = "failed", "reached", "grown", "going", "ended"
-
-
-class _Searching:
-    """One search in progress: its result so far, and what its runs met."""
-
-    def __init__(self, setup: Setup, strategy: str, title: str, timeout: float, races: str,
-                 runners: Runners, index: int, count: int, split_depth: int,
-                 transitive: Transitive, aim: Goal | None) -> None:
-        self.setup, self.title, self.timeout, self.races = setup, title, timeout, races
-        self.runners, self.index, self.count = runners, index, count
-        self.split_depth = split_depth
-        #: The sites of the data races found: they park (None: nothing watched).
-        self.racy: set[Site] | None = None if races == "off" else set()
-        self.seen: set[Race] = set()
-        self.result = Exploration(strategy)
-        self.unseen = Unseen()
-        #: What is watched (see :class:`~blanket.exploration.watch.Transitive`).
-        self.transitive = transitive
-        if self.racy is not None:
-            self.unseen.transitive = transitive
-        #: The lines looked for (``reach=``, ``lines=``), if any.
-        self.aim = aim
-        if aim is not None:
-            aim.start(self.result)
-        self.started = time.monotonic()
-        self.loose: Failure | None = None  # a failure its schedule does not make
-        self.late: list[str] = []  # sites of races met after the split, in this shard only
-        #: Why the search could not tell the whole space, besides what was unseen.
-        self.doubts: list[str] = []
-        #: The process-wide state every run starts from (logging's).
-        self.before = Snapshot()
-        #: What orders the depth-first search's choices, if anything.
-        self.guide: Guide | None = None
-        #: Whether a run made a thread, and whether one returned an invariant.
-        self.threads = self.judged = False
-        #: The places threads spun at (see :mod:`blanket.exploration.spins`).
-        self.spun: set[str] = set()
-        #: Who is told how far the search went, if anyone; the schedules
-        #: this shard may count; the samples taken (the random strategies'
-        #: budget), None for a depth-first search (its budget is its count).
-        self.reporter: Reporter | None = None
-        self.budget = 0
-        self.sampled: int | None = None
-        #: When the wall-clock budget is spent.
-        self.deadline = Deadline(BUDGET)
-        #: Whether the depth-first search tells critical sections apart
-        #: (:mod:`.sections`): while watched, nothing met unseen.
-        self.lazy = self.racy is not None
-
-    def out_of_time(self) -> bool:
-        """Whether the wall-clock budget is spent, a run made: the search
-        stops there, and its result says so."""
-        if self.result.runs and self.deadline.spent():
-            self.result.stopped = self.deadline.label
-            return True
-        return False
-
-    @property
-    def unknowable(self) -> bool:
-        """Whether the runs met what makes their space not the program's
-        (:attr:`Exploration.unseen`): no search could tell it whole."""
-        return bool(self.unseen.notes or self.late or self.doubts)
-
-    def run(self, choose: Chooser) -> Run:
-        """One run of the scenario, *choose* picking its steps; the
-        process-wide state put back after it (see
-        :mod:`blanket.exploration.processwide`)."""
-        try:
-            return run_once(self.setup, self.title, self.timeout, choose, self.unseen,
-                            self.racy, runners=self.runners)
-        finally:
-            self.before.restore()
-            self.runners.run_over()
-
-    def take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
-             search: DepthFirst | None, sections: Sections | None = None) -> str:
-        """Count *run* (its schedule among *schedules* when it is this shard's,
-        *mine*; *search* the depth-first search that made it, if one did):
-        :data:`FAILED`, :data:`REACHED`, :data:`GROWN` or :data:`GOING`; say
-        how far the search went when a report is due."""
-        went = self._take(run, mine, schedules, search, sections)
-        if self.reporter is not None and self.reporter.due():
-            self.reporter.report(self.progress())
-        return went
-
-    def progress(self, done: bool = False) -> Progress:
-        """How far the search went (its end, when *done*)."""
-        result = self.result
-        spent = len(result.schedules) if self.sampled is None else self.sampled
-        if done:
-            unseen, elapsed = len(result.unseen), result.elapsed
-        else:
-            unseen = len(self.unseen.notes) + len(self.doubts) + bool(self.late)
-            elapsed = time.monotonic() - self.started
-        return Progress(len(result.schedules), result.runs, elapsed, len(result.races),
-                        unseen, self.budget, max(0, self.budget - spent), done)
-
-    def _take(self, run: Run, mine: bool, schedules: list[tuple[str, ...]],
-              search: DepthFirst | None, sections: Sections | None) -> str:
-        """:meth:`take`, the report aside."""
-        result = self.result
-        result.runs += 1
-        self.threads = self.threads or bool(run.core.managed)
-        self.judged = self.judged or run.invariant is not None
-        if mine and not run.redundant:
-            schedules.append(run.marks())
-        grown = unwatched = False
-        if self.racy is not None:
-            found, sites = run.races(sections)
-            sites |= run.free_spins.sites  # where a thread spun: steps too
-            # Code the run did not watch, watched from now on (in a shard too:
-            # the other shards' runs meet it themselves where they run it).
-            # What that code did (a lock it took) the run did not see: the
-            # races it seems to show are no evidence.
-            if self.transitive.grown:
-                self.transitive.grown, grown, found, unwatched = False, True, [], True
-            result.races += [race for race in found if race not in self.seen]
-            self.seen.update(found)
-            new = sites - self.racy
-            grown = grown or bool(new)
-            self.racy |= sites
-            if new and search is not None and not search.top and self.count > 1:
-                self.late += sorted({site.place for site in new})
-            if found and self.races == "fail" and run.failure is None:
-                run.failure = ("race", races_report(found))
-        for where, what in run.spins.noted.items():  # a reduction: say so
-            if where not in self.spun:
-                self.spun.add(where)
-                self.doubts.append(
-                    f"a thread spun at {where}, {what}: it was let go again only once "
-                    "another thread changed something or none could go (a fair choice), "
-                    "so orders where it spins on first were not run")
-        reached = self.aim is not None and self.aim.note(run, result, grown)
-        if mine and run.failure is not None:
-            if not grown or run.failure[0] == "race":
-                result.failure = _failure(self.setup, run)
-                return FAILED
-            # The threads ran free through accesses that were no steps yet (on
-            # a free-threaded build, in parallel): no test could replay this
-            # failure. Search on with them as steps; report it only if that
-            # search finds nothing. A run that ran code it did not watch (a
-            # thread it started stayed outside: a stall) is no evidence. (The
-            # run is not kept: what it made would be seen by later setups.)
-            if not unwatched and self.loose is None:
-                self.loose = _failure(self.setup, run)
-        if reached:  # every line looked for ran
-            return REACHED
-        # New scheduling points: the space searched so far is not the
-        # scenario's. Search again; the schedules counted are the new search's.
-        return GROWN if grown else GOING
-
-    def depth_first(self, search: DepthFirst, schedules: list[tuple[str, ...]]) -> str:
-        """One run of the depth-first *search*, counted among *schedules* when
-        its prefix is this shard's: as :meth:`take`, or ``"ended"`` when it
-        was the search's last."""
-        search.lazy = self.lazy
-        run = self.run(search.choose)
-        # Once anything was met unseen, what a section did may not all have
-        # been watched: from then on no two sections on a lock are apart.
-        search.lazy = self.lazy = self.lazy and not self.unseen.notes
-        sections = sections_of(run) if search.lazy else None
-        search.analyse(run.trace, run.pending, sections)
-        mine = _owner(run.marks(self.split_depth), self.count) == self.index
-        went = self.take(run, mine, schedules, search, sections)
-        return went if went != GOING or search.advance(mine) else ENDED
-
-    def finish(self) -> Exploration:
-        """The result, the search over."""
-        result = self.result
-        if result.failure is None:
-            result.failure = self.loose
-        witness = self.unseen.witness
-        # What the threads ran that the watch neither watched nor named, as
-        # the witness saw it, makes the space not the program's too.
-        gaps = [] if witness is None else witness.gaps(self.transitive)
-        result.unseen = self.unseen.notes + self.doubts + gaps
-        if self.late:
-            result.unseen.append(
-                f"shard {self.index}/{self.count}: data race(s) at "
-                f"{', '.join(dict.fromkeys(self.late))} met after the split, in this "
-                "shard's runs: the other shards do not park there")
-        result.exhausted = result.exhausted and not result.unseen
-        result.unchecked = unchecked(self.threads, self.judged, self.races)
-        result.elapsed = time.monotonic() - self.started
-        if self.aim is not None:
-            self.aim.finish(result)
-        if self.reporter is not None:
-            self.reporter.report(self.progress(done=True))
-        return result
-
-
-def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int | None
+def _depth_first(searching: Searching, max_schedules: int, max_preemptions: int | None
                  ) -> None:
     """The ``"dfs"`` strategy, at most *max_schedules* schedules counted."""
     result = searching.result
-    search = DepthFirst(max_preemptions, searching.split_depth, searching.guide)
+    search = searching.dfs
+    if search is None:
+        search = searching.dfs = DepthFirst(max_preemptions, searching.split_depth,
+                                            searching.guide)
     while len(result.schedules) < max_schedules:
         if searching.out_of_time():
             return
@@ -515,7 +386,8 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
             # is there still; what code then unwatched met (a real lock it
             # took, now the scenario's) is not.
             searching.unseen.forget()
-            search = DepthFirst(max_preemptions, searching.split_depth, searching.guide)
+            search = searching.dfs = DepthFirst(max_preemptions, searching.split_depth,
+                                                searching.guide)
         elif went == ENDED:
             result.exhausted = True
             if not search.bounded:  # the bound left nothing out: the whole space
@@ -524,7 +396,7 @@ def _depth_first(searching: _Searching, max_schedules: int, max_preemptions: int
     result.stopped = f"max_schedules={max_schedules}"
 
 
-def _sample(searching: _Searching, strategy: str, max_schedules: int, seed: int,
+def _sample(searching: Searching, strategy: str, max_schedules: int, seed: int,
             depth: int) -> None:
     """The ``"random"`` and ``"pct"`` strategies: the runs numbered 1 to
     *max_schedules* that are this shard's, each followed by one run of a

@@ -31,7 +31,7 @@ from ..exploration.races import Race
 from ..exploration.reporting import Progress, Report, Reporter, check_progress
 from ..exploration.reproduce import replay, summary_of
 from ..exploration.result import Exploration
-from ..exploration.search import explore
+from ..exploration.search import Search, explore, kept
 from ..exploration.tried import try_failure_test, untried
 from ..interpreters import refuse_untested
 from ..seconds import BUDGET, Deadline, check_seconds
@@ -42,7 +42,8 @@ from .scenarios import Op, Workload, WorkloadSetup, draw, watched
 #: The schedules of each scenario the first pass over the scenarios runs
 #: (with strategy "dfs" and no bound given): the first orders of each one's
 #: depth-first search, which find most bugs, for every scenario before the
-#: whole space of any. A scenario searched whole within them is not run again.
+#: whole space of any. The second pass takes each search on from there; a
+#: scenario searched whole within them is not run again.
 FIRST_PASS = 4
 #: The most smaller scenarios a minimization explores: it stops there, and
 #: reports the smallest failure found so far.
@@ -166,6 +167,25 @@ class _Options:
         self.raise_error()
         return exploration, setup
 
+    def begin(self, workload: Workload, cap: int) -> tuple[Exploration, WorkloadSetup,
+                                                            Search | None]:
+        """*workload* explored up to *cap* schedules; its search, when it
+        stopped there, to go on with (:meth:`resume`)."""
+        with kept() as keep:
+            exploration, setup = self.explore(workload, max_schedules=cap)
+        return exploration, setup, keep.search
+
+    def resume(self, search: Search, before: Exploration) -> Exploration:
+        """*search*, stopped with *before*, taken on to the check's bounds."""
+        progress = None
+        if self.told is not None:
+            self.told.explorations += 1
+            progress = self.told.resumed(before)
+        with untried():
+            exploration = search.resume(self.max_schedules, self.deadline.left(), progress)
+        self.raise_error()
+        return exploration
+
     def raise_error(self) -> None:
         """Raise the first error of what the check was given, if one was met
         (the run that met it failed, but that is no verdict)."""
@@ -182,13 +202,24 @@ class _Told:
         self.max_schedules = max_schedules
         self.started = time.monotonic()
         self.explorations = self.schedules = self.runs = self.races = self.unseen = 0
+        # What the exploration going on had counted before, told already:
+        # its schedules and runs (see resumed).
+        self.before = (0, 0)
+
+    def resumed(self, before: Exploration) -> Callable[[Progress], None]:
+        """What is told how far a search taken on goes: from where it
+        stopped, *before* (told then)."""
+        self.before = (len(before.schedules), before.runs)
+        return self.exploring
 
     def exploring(self, progress: Progress) -> None:
         """The exploration going on went as far as *progress*."""
-        schedules, runs = self.schedules + progress.schedules, self.runs + progress.runs
+        schedules = self.schedules + progress.schedules - self.before[0]
+        runs = self.runs + progress.runs - self.before[1]
         races, unseen = max(self.races, progress.races), max(self.unseen, progress.unseen)
         if progress.done:
             self.schedules, self.runs, self.races, self.unseen = schedules, runs, races, unseen
+            self.before = (0, 0)
         elif self.reporter.due():
             self.reporter.report(Progress(schedules, runs, time.monotonic() - self.started,
                                           races, unseen, self.max_schedules, None,
@@ -337,10 +368,13 @@ def _checked(options: _Options, operations: Sequence[Op],
     started = time.monotonic()
     # Most bugs show in the first orders of a scenario's search: a first pass
     # over the scenarios runs those of each, and a second the rest.
-    passes: list[int | None] = [FIRST_PASS, None] \
-        if strategy == "dfs" and max_preemptions is None else [None]
-    # The scenarios the first pass ran whole: the second does not run them again.
-    whole: dict[int, tuple[Exploration, WorkloadSetup]] = {}
+    passes: list[int | None] = [FIRST_PASS, None] if strategy == "dfs" \
+        and max_preemptions is None and options.max_schedules > FIRST_PASS else [None]
+    # The scenarios the first pass ran whole: the second does not run them
+    # again; those it stopped: the second takes their searches on (with
+    # the checks of histories counted then).
+    whole: dict[int, Exploration] = {}
+    stopped: dict[int, tuple[Search, Exploration, WorkloadSetup, int]] = {}
     for cap in passes:
         checks = result.checks
         result = Linearizability(strategy, max_preemptions=max_preemptions, checks=checks)
@@ -348,13 +382,23 @@ def _checked(options: _Options, operations: Sequence[Op],
             if options.out_of_time(result):
                 break
             if number in whole:
-                _count(result, *whole[number], again=True)
+                _count(result, whole[number], 0)
                 continue
-            capped = {} if cap is None else {"max_schedules": min(cap, options.max_schedules)}
-            exploration, setup = options.explore(workload, **capped)
-            if cap is not None and exploration.exhausted:
-                whole[number] = (exploration, setup)
-            _count(result, exploration, setup)
+            if cap is not None:
+                exploration, setup, search = options.begin(workload, cap)
+                if exploration.exhausted:
+                    whole[number] = exploration
+                elif search is not None:
+                    stopped[number] = (search, exploration, setup,
+                                       setup.specification.checks)
+                counted = 0
+            elif number in stopped:
+                search, before, setup, counted = stopped.pop(number)
+                exploration = options.resume(search, before)
+            else:
+                exploration, setup = options.explore(workload)
+                counted = 0
+            _count(result, exploration, setup.specification.checks - counted)
             if exploration.failure is not None:
                 result.failure = _minimized(options, operations, workload, exploration,
                                             result)
@@ -370,15 +414,13 @@ def _checked(options: _Options, operations: Sequence[Op],
     return result
 
 
-def _count(result: Linearizability, exploration: Exploration, setup: WorkloadSetup,
-           again: bool = False) -> None:
-    """Add one scenario's exploration to *result* (made by an earlier pass,
-    *again*: its history checks counted then)."""
+def _count(result: Linearizability, exploration: Exploration, checks: int) -> None:
+    """Add one scenario's exploration to *result*, with the *checks* of
+    histories it made that were not counted yet."""
     result.scenarios += 1
     result.schedules += exploration.count
     result.exhausted.append(exploration.exhausted)
-    if not again:
-        result.checks += setup.specification.checks
+    result.checks += checks
     result.unseen += [note for note in exploration.unseen if note not in result.unseen]
     result.races += [race for race in exploration.races if race not in result.races]
 
