@@ -15,7 +15,7 @@ from unittest import mock
 import blanket
 from bench.exploration import locked_sections
 from blanket import Scenario
-from blanket.exploration import search
+from blanket.exploration import runners, search
 
 from .test_explore_budget import a_goes_first, two_orders
 from .test_explore_shards import late_race
@@ -92,26 +92,28 @@ class TakenOn(unittest.TestCase):
         # may have shared its data; the search is made again, from the start,
         # on runners never reused.
         kept_alive: list[object] = []
-        make = [False]
+        countdown = [0]
 
         def keep_one() -> None:
-            if make[0]:
-                make[0] = False
-                kept_alive.append(threading.local())
+            if countdown[0]:
+                countdown[0] -= 1
+                if not countdown[0]:
+                    kept_alive.append(threading.local())
 
         def setup(scenario: Scenario) -> None:
             three_sections(scenario)
             scenario.thread(keep_one)
 
         whole = blanket.explore(setup, timeout=BOUND)
-        with mock.patch.object(search, "Runners", Recorded):
+        with mock.patch.object(search, "Runners", Recorded), \
+                mock.patch.object(runners, "REUSED_FROM", 1):
             Recorded.made = []
             _, kept = begun(setup, 4)
             assert kept is not None
-            make[0] = True  # by the first run taken on
+            countdown[0] = 2  # by the second run taken on (runners reused then)
             taken_on = kept.resume(10_000)
             made = list(Recorded.made)
-        self.assertEqual([runners.reused for runners in made], [True, True, False])
+        self.assertEqual([pool.reused for pool in made], [True, True, False])
         self.assertEqual(len(kept_alive), 1)
         self.assertSame(taken_on, whole)
 

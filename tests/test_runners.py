@@ -14,6 +14,7 @@ from collections.abc import Callable
 from unittest import mock
 
 import blanket
+from blanket.exploration import threadlocals
 from blanket.exploration.runners import Runners
 
 from .support import quiet_thread_errors
@@ -118,6 +119,11 @@ class ThreadsOfLaterRuns(unittest.TestCase):
         recording.start()
         self.addCleanup(recording.stop)
         Recorded.made = self.used
+        # Runners reused from the second run on (a search of a few runs
+        # runs on fresh threads).
+        reusing = mock.patch.object(runners_module, "REUSED_FROM", 1)
+        reusing.start()
+        self.addCleanup(reusing.stop)
 
     def test_runners_are_kept_from_one_run_to_the_next(self) -> None:
         natives: set[int | None] = set()
@@ -181,10 +187,16 @@ class ThreadsOfLaterRuns(unittest.TestCase):
         self.assertEqual(len(self.used), 1)
 
     def test_a_search_that_made_a_thread_local_object_is_made_again(self) -> None:
-        # The object is made by the first run's thread and kept: the runs
-        # after it may have found the first run's data (they do: the search
-        # fails); the search is made again on runners never reused.
+        # The object is made by a thread of the second run, the runners
+        # reused then, and kept: the runs after it may have found that run's
+        # data (they do: the search fails); the search is made again on
+        # runners never reused.
+        made: list[None] = []
+
         def worker() -> None:
+            made.append(None)
+            if len(made) < 3:  # the second run's on (the runners are reused then)
+                return
             local = _lazy_local()
             assert getattr(local, "mark", None) is None, "data of an earlier run"
             local.mark = "set"
@@ -212,6 +224,58 @@ class ThreadsOfLaterRuns(unittest.TestCase):
         result = blanket.explore(setup, races="off")
         self.assertEqual(result.count, 6)
         self.assertEqual([runners.reused for runners in self.used], [True])
+
+class FirstRuns(unittest.TestCase):
+    """The first runs of a search run each managed thread on a runner of its
+    own: a search of a few runs looks for no thread-local object."""
+
+    def setUp(self) -> None:
+        self.used: list[Recorded] = []
+        recording = mock.patch.object(explore_module, "Runners", Recorded)
+        recording.start()
+        self.addCleanup(recording.stop)
+        Recorded.made = self.used
+        self.scans: list[object] = []
+        scans = mock.patch.object(threadlocals, "_locals", self.scanned)
+        scans.start()
+        self.addCleanup(scans.stop)
+
+    def scanned(self) -> list[threading.local]:
+        self.scans.append(None)
+        return []
+
+    def test_a_search_of_a_few_runs(self) -> None:
+        natives: set[int | None] = set()
+        result = blanket.explore(_two_sections(
+            lambda: natives.add(threading.current_thread().native_id)), races="off")
+        self.assertEqual(result.runs, 6)
+        self.assertFalse(self.used[0].reused)
+        self.assertEqual(len(natives), 12)  # a thread each
+        self.assertEqual(self.scans, [])
+
+    def test_a_longer_one(self) -> None:
+        natives: set[int | None] = set()
+
+        def setup(scenario: blanket.Scenario) -> None:
+            lock = scenario.Lock()
+
+            def thread() -> None:
+                natives.add(threading.current_thread().native_id)
+                for _ in range(4):
+                    with lock:
+                        pass
+
+            scenario.thread(thread)
+            scenario.thread(thread)
+
+        result = blanket.explore(setup, races="off")
+        self.assertEqual(result.runs, 70)
+        self.assertTrue(self.used[0].reused)
+        first = 2 * runners_module.REUSED_FROM
+        self.assertGreaterEqual(len(natives), first)
+        self.assertLess(len(natives), 140)
+        self.assertEqual(len(self.scans), 2)  # when the reuse began, and at the end
+
 
 class Recorded(Runners):
     """Runners that keep what closing them returned."""
@@ -297,6 +361,12 @@ class RunnersOnTheirOwn(unittest.TestCase):
         ran = threading.Event()
         thread = threading.Thread(target=ran.set)
         try:
+            first = threading.Thread(target=print, args=("",), kwargs={"end": ""})
+            runners.start(first)  # in the first runs, on a runner that ends with it
+            first.join(10)
+            self.assertEqual(runners.idle, 0)
+            for _ in range(runners_module.REUSED_FROM):
+                runners.run_over()
             runners.start(thread)  # none reserved: a runner of its own
             with self.assertRaisesRegex(RuntimeError, "threads can only be started once"):
                 runners.start(thread)

@@ -24,7 +24,7 @@ from unittest import mock
 
 import blanket
 from blanket import Scenario, core
-from blanket.exploration import monitor, namespaces, sites, threadlocals, witness
+from blanket.exploration import monitor, namespaces, runners, sites, threadlocals, witness
 from blanket.exploration.unseen import Unseen
 from blanket.exploration.watch import Transitive
 
@@ -479,7 +479,8 @@ class Callbacks(unittest.TestCase):
         def spied(self: threadlocals.Locals) -> bool:
             gained.append(real(self))
             return gained[-1]
-        with mock.patch.object(threadlocals.Locals, "gained", spied):
+        with mock.patch.object(threadlocals.Locals, "gained", spied), \
+                mock.patch.object(runners, "REUSED_FROM", 1):  # (a search of a few runs)
             result = explore(callbacks(_sorted, 2, locked=True))
         self.assertTrue(result.exhausted, result)
         self.assertGreater(len(gained), 1)

@@ -13,8 +13,9 @@ the threads before it left (the 924-order benchmark of ``make bench``
 went from 2.95 s to 2.36 s there when runners were kept). So
 :class:`Runners` keeps threads that sleep until they are given a managed
 thread to run, and go back to sleep once it is over, for a managed
-thread of a later run. Before each run the exploration reserves runners
-for it.
+thread of a later run (from the :data:`REUSED_FROM`-th run on: a short
+search is quicker on fresh threads). Before each run the exploration
+reserves runners for it.
 
 What the code under test sees is a thread of its own: the managed
 thread's ``threading.Thread`` object is the one
@@ -234,14 +235,24 @@ class _Runner:
         self._tasks.put(None)
 
 
+#: The runs of an exploration whose threads run on runners of their own:
+#: runners are reused from the next run on. Before reusing them, and again
+#: once the search ends, the exploration looks over every object alive for
+#: thread-local ones (see blanket.exploration.threadlocals), which costs
+#: more than the threads of a few runs cost to start: a search of a few
+#: runs (a linearizability check makes many) is quicker on fresh threads.
+REUSED_FROM = 16
+
+
 class Runners:
     """The sleeping threads of one exploration (see the module).
 
     :meth:`reserve` gets runners going ahead of a run, :meth:`start` starts
     a managed thread on one of them, :meth:`run_over` says a run is over,
-    :meth:`close` ends those left over. With *reuse* false, or once a run's
-    threads left thread-local data, each runner runs one managed thread
-    and ends with it. A ``Runners`` that is closed starts no more.
+    :meth:`close` ends those left over. With *reuse* false, in the first
+    :data:`REUSED_FROM` runs, or once a run's threads left thread-local
+    data, each runner runs one managed thread and ends with it. A
+    ``Runners`` that is closed starts no more.
     """
 
     def __init__(self, keep_profile: bool = True, reuse: bool = True) -> None:
@@ -255,9 +266,12 @@ class Runners:
         self._closed = False
         #: The number of the run going on (counted by :meth:`run_over`).
         self.runs = 0
-        # The thread-local objects alive at the start (see the module).
-        self._locals = Locals() if reuse else None
-        self._reusing = reuse
+        # The thread-local objects alive when runners began to be reused
+        # (see the module), and whether they are: from the run numbered
+        # REUSED_FROM on, when asked to.
+        self._locals: Locals | None = None
+        self._reuse = reuse
+        self._reusing = False
         #: Whether a managed thread ran on a runner that had run one before.
         self.reused = False
         # The keeper of a profile function (see the module), asleep on a
@@ -340,6 +354,8 @@ class Runners:
         reused from now on: those asleep are told to end."""
         with self._lock:
             self.runs += 1
+            if self._reuse and self.runs == REUSED_FROM:
+                self._locals, self._reusing = Locals(), True
             if self._locals is None or not self._reusing or not self._locals.gained():
                 return
             self._reusing = False

@@ -10,16 +10,16 @@ runners are reused only while no run's threads left data in a
 ``threading.local`` that outlives the run:
 
 - :class:`Locals` notes every ``threading.local`` (and subclass) object
-  alive when the exploration starts, and which threads hold data in each
+  alive when the exploration starts reusing runners (after its first runs,
+  made on threads of their own), and which threads hold data in each
   (the keys of its per-thread dictionaries, which the garbage collector's
   :func:`gc.get_referents` shows);
 - after each run, :meth:`Locals.gained` tells whether one of them holds
   data for a thread that held none at the start: then no runner is reused
   from then on;
 - when the search is over, :meth:`Locals.made_since` tells whether a
-  ``threading.local`` made during the search is still alive: the runs may
-  have shared its data, and the search is made again on threads of their
-  own.
+  ``threading.local`` made since then is still alive: the runs may have
+  shared its data, and the search is made again on threads of their own.
 
 A ``threading.local`` made during the search and gone before it ends is
 not seen: each run's own (made in the setup or by its threads) is gone with
@@ -75,8 +75,8 @@ def _local_types() -> set[type]:
 
 
 class Locals:
-    """The ``threading.local`` objects alive when an exploration started,
-    and who held data in each then."""
+    """The ``threading.local`` objects alive when an exploration started
+    reusing runners, and who held data in each then."""
 
     def __init__(self) -> None:
         # Each object, weakly (the search does not keep it alive), with the
