@@ -88,14 +88,16 @@ def _lazy_local() -> threading.local:
     return _lazy
 
 
-def _two_sections(worker: Callable[[], None]) -> Callable[[blanket.Scenario], None]:
-    """Two threads running *worker*, then taking one lock twice: 6 orders."""
+def _two_sections(worker: Callable[[], None], sections: int = 2
+                  ) -> Callable[[blanket.Scenario], None]:
+    """Two threads running *worker*, then taking one lock twice (6 orders),
+    or *sections* times."""
     def setup(scenario: blanket.Scenario) -> None:
         lock = scenario.Lock()
 
         def thread() -> None:
             worker()
-            for _ in range(2):
+            for _ in range(sections):
                 with lock:
                     pass
 
@@ -255,20 +257,8 @@ class FirstRuns(unittest.TestCase):
 
     def test_a_longer_one(self) -> None:
         natives: set[int | None] = set()
-
-        def setup(scenario: blanket.Scenario) -> None:
-            lock = scenario.Lock()
-
-            def thread() -> None:
-                natives.add(threading.current_thread().native_id)
-                for _ in range(4):
-                    with lock:
-                        pass
-
-            scenario.thread(thread)
-            scenario.thread(thread)
-
-        result = blanket.explore(setup, races="off")
+        result = blanket.explore(_two_sections(
+            lambda: natives.add(threading.current_thread().native_id), 4), races="off")
         self.assertEqual(result.runs, 70)
         self.assertTrue(self.used[0].reused)
         first = 2 * runners_module.REUSED_FROM
