@@ -2,12 +2,12 @@
 commute; a write that adds or removes a key commutes with no other such
 write, nor with a look at the whole dict (its iteration sees the keys and
 their order). On generated programs (threads reading, writing, deleting and
-popping a shared dict's items under two locks and outside them, iterating
-it, and, where the dict is an object's ``__dict__``, reading and writing
-the object's attribute too) the outcomes of ``explore`` are those of every
-interleaving of the accesses, enumerated by brute force, the order of the
-keys included (an attribute added is a key added to the object's
-``__dict__``); and a section that reads other keys than another writes
+popping a shared dict's items under two locks and outside them, asking
+whether a key is there, iterating it, and, where the dict is an object's
+``__dict__``, reading and writing the object's attribute too) the outcomes
+of ``explore`` are those of every interleaving of the accesses, enumerated
+by brute force, the order of the keys included (an attribute added is a
+key added to the object's ``__dict__``); and a section that reads other keys than another writes
 runs in one order only (:mod:`blanket.exploration.sections`,
 :func:`blanket.exploration.races.find`)."""
 
@@ -24,7 +24,7 @@ from blanket.exploration.races import Race
 from tests.test_sections import explored_eagerly_by, interleavings
 
 # One operation: ("get", k), ("put", k, n) (the last value read plus n),
-# ("del", k), ("pop", k), ("iter",), ("attr-get",), ("attr-put", n) (the
+# ("del", k), ("pop", k), ("in", k), ("iter",), ("attr-get",), ("attr-put", n) (the
 # attribute ``p``: the holder's only), ("acquire", l), ("release", l).
 Op = tuple[Any, ...]
 Program = list[list[Op]]
@@ -45,7 +45,7 @@ def generate(rng: random.Random, holder: bool) -> Program:
     """2 or 3 threads of 1 or 2 parts, each a section under one of the two
     locks (1 to 3 accesses, reads more often than not) or, now and then,
     one access outside any."""
-    kinds = ["get"] * 8 + ["put"] * 4 + ["del", "pop", "iter"]
+    kinds = ["get"] * 7 + ["put"] * 4 + ["del", "pop", "in", "iter"]
     if holder:
         kinds += ["attr-get", "attr-put"]
     program = []
@@ -86,6 +86,8 @@ def _step(op: Op, items: Items, last: int) -> tuple[Items, int, tuple[object, ..
         return _put(items, "p" if kind == "attr-put" else op[1], last + op[-1]), last, ()
     if kind == "iter":
         return items, last, (tuple(k for k, _ in items),)
+    if kind == "in":
+        return items, last, (any(k == op[1] for k, _ in items),)
     value = dict(items).get(op[1], -1)
     items = tuple((k, v) for k, v in items if k != op[1])
     return (items, last, ()) if kind == "del" else (items, value, (value,))
@@ -115,6 +117,8 @@ def _source(op: Op) -> list[str]:
         return [f"last = d.pop({op[1]!r}, -1)", "seen.reads += (last,)"]
     if kind == "iter":
         return ["seen.reads += (tuple(d),)"]
+    if kind == "in":
+        return [f"seen.reads += ({op[1]!r} in d,)"]
     return [f"{op[1]}.{kind}()"]
 
 
@@ -227,6 +231,24 @@ def outcomes_of(make_threads: Callable[[Scenario, dict[Any, int]], None],
     return seen, blanket.explore(setup, max_schedules=100)
 
 
+def look_while_adding(look: Callable[[dict[Any, int]], object]
+                      ) -> tuple[set[object], blanket.Exploration]:
+    """What *look* got of the dict, in a thread beside one that adds the
+    key ``"q"``, in every run; and the exploration."""
+    got: list[object] = []
+
+    def threads(scenario: Scenario, shared: dict[Any, int]) -> None:
+        def looking() -> None:
+            got.append(look(shared))
+
+        def add() -> None:
+            shared["q"] = 1
+        scenario.thread(looking)
+        scenario.thread(add)
+    _, result = outcomes_of(threads)
+    return set(got), result
+
+
 class Keys(unittest.TestCase):
     """What two threads' accesses of one dict's items meet."""
 
@@ -244,20 +266,22 @@ class Keys(unittest.TestCase):
         self.assertTrue(any(race.what == "dict" for race in result.races), result.races)
 
     def test_reading_one_key_and_writing_another_is_no_race(self) -> None:
-        got: list[int] = []
-
-        def threads(scenario: Scenario, shared: dict[Any, int]) -> None:
-            def read() -> None:
-                got.append(shared["p"])
-
-            def write() -> None:
-                shared["q"] = 1
-            scenario.thread(read)
-            scenario.thread(write)
-        seen, result = outcomes_of(threads)
+        got, result = look_while_adding(lambda shared: shared["p"])
         self.assertTrue(result.exhausted, result)
         self.assertEqual(result.races, [], result)
-        self.assertEqual((result.count, seen), (1, {(("p", 0), ("q", 1))}))
+        self.assertEqual((result.count, got), (1, {0}))
+
+    def test_asking_for_one_key_while_another_is_added_is_no_race(self) -> None:
+        got, result = look_while_adding(lambda shared: "p" in shared)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(result.races, [], result)
+        self.assertEqual((result.count, got), (1, {True}))
+
+    def test_asking_for_a_key_another_adds_is_a_race(self) -> None:
+        got, result = look_while_adding(lambda shared: "q" not in shared)
+        self.assertTrue(result.exhausted, result)
+        self.assertEqual(got, {True, False})
+        self.assertEqual([race.what for race in result.races], ["dict"])
 
     def test_sections_on_two_keys_run_in_one_order(self) -> None:
         got: list[tuple[object, object]] = []  # what read and look got, each run

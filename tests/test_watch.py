@@ -162,7 +162,7 @@ class Rewrite(unittest.TestCase):
         self.assertEqual((box.value, box.items, list(box.queue), G), (
             expected_box.value, expected_box.items, list(expected_box.queue), 2))
         seen = recording.seen()
-        for access in [("dict", None, False),  # "k" not in self.table
+        for access in [("dict", "k", False),  # "k" not in self.table (the item's)
                        ("dict", "k", True),  # self.table["k"] = ... (a str key)
                        ("list", None, False),  # len(self.items), sorted(...)
                        ("deque", None, True),  # self.queue.append

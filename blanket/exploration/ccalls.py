@@ -239,6 +239,26 @@ class ItemSite(Site):
             watched_first(function)
 
 
+class ContainsSite(Site):
+    """``key in container`` (or ``not in``): a read of the container; of a
+    dict's item when its key is :data:`KEYED`, as a subscript's read is
+    (:class:`ItemSite`): whether the key is there is the item's, which what
+    adds or removes the key writes. (Named as a subscript is: an item's,
+    its key the name it records.)"""
+
+    __slots__ = ()
+
+    def __init__(self, function: str, file: str, line: int | None,
+                 scope: dict[str, Any]) -> None:
+        super().__init__(False, None, 2, function, file, line, scope)
+
+    @typing.no_type_check  # (typeguard stays off it: it runs at every "in")
+    def hit(self, target: object, key: object = None) -> None:
+        """Record the read of the container (or of the dict's item)."""
+        record(self, target, key if type(target) is dict and type(key) in KEYED else None,
+               False)
+
+
 class TruthSite(Site):
     """``if x:``, ``not x``, ``x and y``, ``while x:``: a test of the
     object's truth, a read of it where a C method of a mutable type answers

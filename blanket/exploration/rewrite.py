@@ -21,7 +21,7 @@ import types
 from typing import Any
 
 from .._bytecode import Assembly, Instruction, call_template, constant_call
-from .ccalls import ITEM_HOOKS, CallSite, ItemSite, IterSite, MethodSite, TruthSite
+from .ccalls import ITEM_HOOKS, CallSite, ContainsSite, ItemSite, IterSite, MethodSite, TruthSite
 from .realprims import METHODS as PRIMITIVE_METHODS
 from .sites import ATTRIBUTE_HOOKS, AttributeSite, GlobalSite, Site, use_target
 
@@ -134,6 +134,8 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
             site = MethodSite(name, *where, instruction.name == "LOAD_SUPER_ATTR")
         elif instruction.name in _ITEMS:
             site = ItemSite(ITEM_HOOKS[instruction.name], write, *where)
+        elif instruction.name == "CONTAINS_OP":
+            site = ContainsSite(*where)
         elif instruction.name in ATTRIBUTE_HOOKS:
             site = AttributeSite(ATTRIBUTE_HOOKS[instruction.name], name, *where)
         elif write and depth == 0 and name is not None:
@@ -141,9 +143,11 @@ def rewrite(code: types.CodeType, scope: dict[str, Any]) -> tuple[types.CodeType
         else:
             site = Site(write, name, depth, *where)
         sites.append(site)
-        # An item's key is on top, over its container.
+        # An item's key is on top, over its container; the key an "in"
+        # looks for is under it.
         inserted += _call(len(consts), instruction, depth,
-                          *([1] if isinstance(site, ItemSite) else []))
+                          *([1] if isinstance(site, ItemSite) else
+                            [2] if isinstance(site, ContainsSite) else []))
         consts.append(site.hit)
         if depth == 0:
             consts.append(scope)
