@@ -210,9 +210,8 @@ def explore(setup: Setup, *, strategy: str = "dfs", max_schedules: int = 10_000,
 
 class Search:
     """The search :func:`explore` makes of *setup* with its *options* (its
-    *shard*, if one): the
-    first call of :meth:`go` starts it, a later one takes it on from where
-    it stopped (:func:`kept`)."""
+    *shard*, if one): the first call of :meth:`go` starts it, a later one
+    takes it on from where it stopped (:func:`kept`)."""
 
     def __init__(self, setup: Setup, options: dict[str, Any],
                  shard: str | tuple[int, int] | None = None) -> None:
@@ -266,8 +265,7 @@ class Search:
         """The search (:meth:`resumable`) taken on until *max_schedules*
         schedules are counted in all, or it ends, within *max_seconds*; as
         :func:`explore` would have given it had it been asked so at first
-        (its runs, elapsed time and checks of what was said counted from
-        the start)."""
+        (its runs and elapsed time counted from the start)."""
         self.options = {**self.options, "max_schedules": max_schedules,
                         "max_seconds": max_seconds}
         deadline = Deadline(max_seconds)
