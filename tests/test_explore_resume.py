@@ -19,7 +19,7 @@ from blanket.exploration import runners, search
 
 from .test_explore_budget import a_goes_first, two_orders
 from .test_explore_shards import late_race
-from .test_runners import Recorded
+from .test_runners import patched, recorded_runners
 
 BOUND = 5.0  # every wait of these tests ends well within it
 
@@ -105,14 +105,12 @@ class TakenOn(unittest.TestCase):
             scenario.thread(keep_one)
 
         whole = blanket.explore(setup, timeout=BOUND)
-        with mock.patch.object(search, "Runners", Recorded), \
-                mock.patch.object(runners, "REUSED_FROM", 1):
-            Recorded.made = []
-            _, kept = begun(setup, 4)
-            assert kept is not None
-            countdown[0] = 2  # by the second run taken on (runners reused then)
-            taken_on = kept.resume(10_000)
-            made = list(Recorded.made)
+        made = recorded_runners(self)
+        patched(self, runners, "REUSED_FROM", 1)
+        _, kept = begun(setup, 4)
+        assert kept is not None
+        countdown[0] = 2  # by the second run taken on (runners reused then)
+        taken_on = kept.resume(10_000)
         self.assertEqual([pool.reused for pool in made], [True, True, False])
         self.assertEqual(len(kept_alive), 1)
         self.assertSame(taken_on, whole)

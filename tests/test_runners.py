@@ -116,16 +116,10 @@ class ThreadsOfLaterRuns(unittest.TestCase):
     what a thread of its own would."""
 
     def setUp(self) -> None:
-        self.used: list[Recorded] = []
-        recording = mock.patch.object(explore_module, "Runners", Recorded)
-        recording.start()
-        self.addCleanup(recording.stop)
-        Recorded.made = self.used
+        self.used = recorded_runners(self)
         # Runners reused from the second run on (a search of a few runs
         # runs on fresh threads).
-        reusing = mock.patch.object(runners_module, "REUSED_FROM", 1)
-        reusing.start()
-        self.addCleanup(reusing.stop)
+        patched(self, runners_module, "REUSED_FROM", 1)
 
     def test_runners_are_kept_from_one_run_to_the_next(self) -> None:
         natives: set[int | None] = set()
@@ -232,15 +226,9 @@ class FirstRuns(unittest.TestCase):
     own: a search of a few runs looks for no thread-local object."""
 
     def setUp(self) -> None:
-        self.used: list[Recorded] = []
-        recording = mock.patch.object(explore_module, "Runners", Recorded)
-        recording.start()
-        self.addCleanup(recording.stop)
-        Recorded.made = self.used
+        self.used = recorded_runners(self)
         self.scans: list[object] = []
-        scans = mock.patch.object(threadlocals, "_locals", self.scanned)
-        scans.start()
-        self.addCleanup(scans.stop)
+        patched(self, threadlocals, "_locals", self.scanned)
 
     def scanned(self) -> list[threading.local]:
         self.scans.append(None)
@@ -267,6 +255,21 @@ class FirstRuns(unittest.TestCase):
         self.assertEqual(len(self.scans), 2)  # when the reuse began, and at the end
 
 
+def patched(test: unittest.TestCase, target: object, name: str, value: object) -> None:
+    """*target*'s *name* set to *value* until *test* is over."""
+    patcher = mock.patch.object(target, name, value)
+    patcher.start()
+    test.addCleanup(patcher.stop)
+
+
+def recorded_runners(test: unittest.TestCase) -> list[Recorded]:
+    """The runners the explorations of *test* make, each kept as it is
+    made (see :class:`Recorded`)."""
+    patched(test, explore_module, "Runners", Recorded)
+    Recorded.made = []
+    return Recorded.made
+
+
 class Recorded(Runners):
     """Runners that keep what closing them returned."""
 
@@ -291,9 +294,7 @@ class NothingLeftRunning(unittest.TestCase):
     def setUp(self) -> None:
         Recorded.closed = []
         self.threads: list[threading.Thread] = []
-        patcher = mock.patch.object(explore_module, "Runners", Recorded)
-        patcher.start()
-        self.addCleanup(patcher.stop)
+        patched(self, explore_module, "Runners", Recorded)
         self.before = threading.active_count()
 
     def sections(self, scenario: blanket.Scenario) -> None:
