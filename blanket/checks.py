@@ -31,7 +31,7 @@ def refuse_if_driven(core: ScenarioCore, thread: threading.Thread,
                      claimant: Driver | None = None) -> None:
     """``CompetingDriversError`` if a driver other than *claimant* owns
     *thread* (lock held)."""
-    owner = core.drivers.get(thread)
+    owner = core.drivers[thread] if thread in core.drivers else None
     if owner is not None and owner is not claimant:
         raise CompetingDriversError(
             f"thread {thread.name!r} is already driven by {owner!r}; close "

@@ -46,11 +46,13 @@ if TYPE_CHECKING:  # pragma: no cover
 # threading's table of the threads it knows, by ident.
 _active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-defined]
 
-# On the path of every call, a dict is read with ``k in d`` and ``d[k]``, not
-# ``d.get(k)``: on the free-threaded build (3.13), a get that finds a value
-# made by another thread takes the dict's lock, and just after a hand-off
-# between threads (an exploration's every step) that lock spins; measured
-# there, two such gets after a hand-off cost 80 us, the subscripts nothing.
+# On the path of every call, and in an exploration's bookkeeping of each step
+# and run, a dict is read with ``k in d`` and ``d[k]``, not ``d.get(k)``: on
+# the free-threaded build (3.13), the first get of a dict or of a value that
+# another thread made takes a slow way (about 20 us each, measured with no
+# other thread running; 80 us for two just after a hand-off), the subscript
+# does not. A search's objects are made by whichever thread took the step: a
+# get in its analysis cost a tenth of the 924-order benchmark there.
 
 # The profile functions that blanket's own bookkeeping of a call turns off
 # while it runs (see unwatched): Python ones (an exploration's, see
@@ -406,7 +408,8 @@ class ScenarioCore:
         """*thread*, given up on, gave *primitive* back as it unwound (lock
         held): no call logged says so (see :attr:`unwound`)."""
         counts = self.unwound.setdefault(thread, {})
-        counts[id(primitive)] = counts.get(id(primitive), 0) + 1
+        key = id(primitive)
+        counts[key] = counts[key] + 1 if key in counts else 1
 
     def check_abandoned(self, thread: threading.Thread) -> None:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""

@@ -336,7 +336,8 @@ class Parked(Signaled):
 
     def signalled(self, core: ScenarioCore) -> bool:
         thread: threading.Thread = self._args[0]  # type: ignore[assignment]
-        record = core.records.get(thread)
+        records = core.records
+        record = records[thread] if thread in records else None
         if record is not None and record.chain:
             return record.chain[-1]._parked
         return core.terminated(thread)

@@ -119,14 +119,15 @@ def real_return(method: Any, returned: bool = True) -> None:
     held by nobody known; if it is a get that returned an item of a queue
     in :data:`woken`, one put there is taken."""
     owner = getattr(method, "__self__", None)
-    entry = acquiring.get(get_ident())
+    ident = get_ident()
+    entry = acquiring[ident] if ident in acquiring else None
     if entry is not None and owner is entry[2]:
-        del acquiring[get_ident()]
+        del acquiring[ident]
         thread, kind, lock, where = entry
         if kind == "Thread":
             joining.pop(id(lock), None)
         if kind in ("Lock", "SemLock") and held(lock):
-            known = holders.get(id(lock))
+            known = holders[id(lock)] if id(lock) in holders else None
             if known is None or not known[1].is_alive():
                 holders[id(lock)] = (lock, thread, where)
     # Only then: with the put taken first, a thread that got its item would
@@ -138,7 +139,7 @@ def real_return(method: Any, returned: bool = True) -> None:
 def held(lock: Any) -> bool:
     """Whether the real lock *lock* is held (what a real join sleeps in:
     whether its thread is alive)."""
-    joined = joining.get(id(lock))
+    joined = joining[id(lock)] if id(lock) in joining else None
     if joined is not None:
         return joined.is_alive()
     if type(lock) is _thread.RLock:

@@ -442,7 +442,7 @@ class CallSite(Site):
 
     @typing.no_type_check  # (typeguard stays off it: it runs at every access)
     def _c_call(self, callee: Any, first: object, second: object) -> None:
-        entry = ARGUMENTS.get(id(callee))
+        entry = ARGUMENTS[id(callee)] if id(callee) in ARGUMENTS else None
         if entry is not None and entry[0] is callee:
             entry[1](self, first, second)
             return

@@ -261,7 +261,8 @@ class DepthFirst:
         regular section its last step before opened."""
         for node in reversed(self.stack[:-1]):
             if node.choice // 2 == thread:
-                return node.effects.get(node.choice) is not None and node.key(node.choice) == key
+                return node.choice in node.effects and node.effects[node.choice] is not None \
+                    and node.key(node.choice) == key
         return False
 
     def _allowed(self, node: Node, thread: int) -> bool:
@@ -300,8 +301,8 @@ class DepthFirst:
                 for c, key in carried.items():
                     if c // 2 == went:
                         continue
-                    asleep = parent.sleep_sections.get(c) if c in parent.sleep \
-                        else parent.effects.get(c)
+                    noted = parent.sleep_sections if c in parent.sleep else parent.effects
+                    asleep = noted[c] if c in noted else None
                     if not dependent(key, chosen):
                         sleep[c] = key
                     elif asleep is None or key != chosen:
@@ -379,7 +380,7 @@ class DepthFirst:
                     if not dependent(other_key, key):
                         continue
                     verdict = RACES if sections is None else sections.races(
-                        mine, i, kinds.get(thread) in (ACQUIRE, BLOCKED, OWNED))
+                        mine, i, thread in kinds and kinds[thread] in (ACQUIRE, BLOCKED, OWNED))
                     if verdict == APART:
                         continue
                     # A race (not ordered), unless through a later one.
@@ -395,7 +396,8 @@ class DepthFirst:
             if k < len(steps):
                 thread, key, moved = steps[k]
                 clock = dict(clocks.get(thread, {}))
-                mine = sections.of.get(k) if sections is not None and key in lazy else None
+                mine = sections.of[k] if sections is not None and key in lazy \
+                    and k in sections.of else None
                 for j in earlier.latest_first(key):
                     if dependent(steps[j][1], key) and not (
                             mine is not None and sections is not None
@@ -426,7 +428,7 @@ class DepthFirst:
             if upcoming is not None and sections is not None and key in key_in:
                 index = upcoming.step_of(thread, key, k)
                 if index is not None:
-                    mine = sections.of.get(index)
+                    mine = sections.of[index] if index in sections.of else None
             yield thread, key, clocks.get(thread, {}), mine
 
     def _reverse(self, steps: list[tuple[int, str, tuple[int, ...]]],

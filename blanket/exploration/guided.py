@@ -84,7 +84,7 @@ class Guide:
     def lines_in(self, frame: types.FrameType) -> list[int]:
         """The target lines in the code *frame* runs (nested code too)."""
         code = frame.f_code
-        known = self._lines.get(id(code))
+        known = self._lines[id(code)] if id(code) in self._lines else None
         if known is None:
             file = module_path(code.co_filename, frame.f_globals)
             has = code_lines(code)

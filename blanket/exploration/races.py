@@ -76,7 +76,7 @@ def clocks(trace: Sequence[TraceStep], sections: Sections | None = None
             assert sections is not None
             # No longer one order of the lock's steps: each earlier one
             # that is not apart from this step's section.
-            mine = sections.of.get(number)
+            mine = sections.of[number] if number in sections.of else None
             earlier = steps_on.setdefault(key, [])
             for index, known in earlier:
                 if not sections.apart(mine, index):
@@ -135,7 +135,7 @@ def find(records: Sequence[tuple[int, str, list[Any]]], trace: Sequence[TraceSte
             if attribute is not None and is_item(site):
                 # A dict's item: the attribute of the object whose __dict__ it
                 # is (or its keys), else the key's (or the dict's keys).
-                owner = roots.get(id(target))
+                owner = roots[id(target)] if id(target) in roots else None
                 if owner is not None:
                     if type(attribute) is str or attribute is KEYS:
                         target = owner

@@ -179,7 +179,7 @@ class Sections:
                         during.setdefault(step, []).append(access)
         on: dict[str, list[Section]] = {}  # the sections on each lock
         for first, last in opens.items():
-            section = reach.sections.get(first)
+            section = reach.sections[first] if first in reach.sections else None
             if section is None:
                 thread, key, _ = trace[first]
                 section = reach.section(thread, key, first, during.get(first, ()))
@@ -216,7 +216,7 @@ class Sections:
         the reversal is the section's, with its acquire. A call that can go
         there (a try, a timed acquire, ``locked()``) races with the release,
         and with the acquire too."""
-        other = self.of.get(index)
+        other = self.of[index] if index in self.of else None
         if other is None or (section is not None and other.thread == section.thread):
             return RACES
         if other.first != index:
@@ -228,7 +228,7 @@ class Sections:
         threads' regular sections that do not conflict."""
         if section is None:
             return False
-        other = self.of.get(index)
+        other = self.of[index] if index in self.of else None
         return other is not None and other.thread != section.thread \
             and not self._conflicts(section, other)
 
@@ -279,7 +279,7 @@ class Reach:
         objects, kinds = section.objects, section.kinds
         for site, target, name, write, _ in reached:
             kind = type(target)
-            about = self._kinds.get(kind)
+            about = self._kinds[kind] if kind in self._kinds else None
             if about is None:
                 about = self._kinds[kind] = self._about(kind)
             skip, unwatched, named, classes = about
@@ -287,7 +287,7 @@ class Reach:
                 continue  # a primitive (or its twin): its calls are steps
             write = write or unwatched
             if named is None:  # a class or a dict: named by itself
-                named = self._names.get(id(target))
+                named = self._names[id(target)] if id(target) in self._names else None
                 if named is None:
                     named = self._names[id(target)] = _name(target)
             if name is not None and kind is dict and is_item(site):
@@ -399,7 +399,7 @@ def _module(kind: object) -> str:
 
 
 def _note(reached: dict[T, bool], target: T, write: bool) -> None:
-    reached[target] = reached.get(target, False) or write
+    reached[target] = write or (target in reached and reached[target])
 
 
 def opened(run: Run, options: list[Option]) -> Section | None:

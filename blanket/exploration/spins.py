@@ -100,7 +100,9 @@ class Spins:
             if spec.name != "read":
                 return None
             memory: Any = tx.primitive
-            return (memory._name, memory.where, self._watch.reaching.get(tx.thread))
+            reaching = self._watch.reaching
+            return (memory._name, memory.where,
+                    reaching[tx.thread] if tx.thread in reaching else None)
         if not progress.looks_only(tx):
             return None
         return (id(tx.primitive), spec.name, tx.args)
@@ -131,7 +133,7 @@ class Spins:
         """Whether *thread*, parked at *tx*, spins (see the module): then it
         is withheld until something changes."""
         read = self._read(tx)
-        reads = self._reads.get(thread)
+        reads = self._reads[thread] if thread in self._reads else None
         if (read is None or reads is None or reads[0] != self.changes or read not in reads[1]
                 or reads[2][0] < SPIN_AFTER or self._wrote(tx, self._record(tx))):
             return False
@@ -155,7 +157,8 @@ class Spins:
         """*thread*'s parked call *tx* is let go."""
         read = self._read(tx)
         if read is not None:
-            reads, record = self._reads.get(thread), self._record(tx)
+            reads = self._reads[thread] if thread in self._reads else None
+            record = self._record(tx)
             if reads is None or reads[0] != self.changes or self._wrote(tx, record):
                 reads = self._reads[thread] = (self.changes, set(), [0])
             elif read in reads[1]:

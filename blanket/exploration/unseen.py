@@ -225,7 +225,7 @@ class Unseen:
         leave after a comparison or two."""
         if event == "c_call":
             owner = getattr(arg, "__self__", None)
-            kind = _C_PRIMITIVES.get(type(owner))
+            kind = _C_PRIMITIVES[type(owner)] if type(owner) in _C_PRIMITIVES else None
             if type(owner) is queue.SimpleQueue:
                 # A get of an empty queue sleeps until a put: named, and its
                 # thread is asleep for good while no other can put.
@@ -245,7 +245,7 @@ class Unseen:
             elif type(owner) is _THREAD_HANDLE:
                 _join(frame, arg)
             else:
-                noted = _C_CALLS.get(id(arg))
+                noted = _C_CALLS[id(arg)] if id(arg) in _C_CALLS else None
                 if noted is not None:
                     self._c_call(frame, noted)
         elif event == "call":

@@ -383,7 +383,7 @@ class Transitive:
         for prefix in self._modules:
             if module == prefix or module.startswith(prefix + "."):
                 return prefix
-        excluded = self._excluded.get(id(code))
+        excluded = self._excluded[id(code)] if id(code) in self._excluded else None
         return None if excluded is None else excluded[1]
 
     @typing.no_type_check  # (typeguard stays off it: it runs at calls of code not judged yet)
