@@ -47,12 +47,9 @@ if TYPE_CHECKING:  # pragma: no cover
 _active: dict[int, threading.Thread] = threading._active  # type: ignore[attr-defined]
 
 # On the path of every call, and in an exploration's bookkeeping of each step
-# and run, a dict is read with ``k in d`` and ``d[k]``, not ``d.get(k)``: on
-# the free-threaded build (3.13), the first get of a dict or of a value that
-# another thread made takes a slow way (about 20 us each, measured with no
-# other thread running; 80 us for two just after a hand-off), the subscript
-# does not. A search's objects are made by whichever thread took the step: a
-# get in its analysis cost a tenth of the 924-order benchmark there.
+# and run, a dict is read with ``k in d`` and ``d[k]``, not ``d.get(k)``: on the
+# free-threaded build (3.13) the first get of a dict or value another thread
+# made takes 20 us, the subscript nothing (a tenth of the 924-order benchmark).
 
 # The profile functions that blanket's own bookkeeping of a call turns off
 # while it runs (see unwatched): Python ones (an exploration's, see
@@ -372,6 +369,11 @@ class ScenarioCore:
         thread = _active[ident] if ident in _active else threading.current_thread()
         claimed: list[Parker] | None = None
         worker_tx: Transaction | None = None
+        # Program code run by blanket's bookkeeping (the lock held): parked, the
+        # thread would keep the lock from every other, the scheduler's bounded wait too.
+        if self.lock._is_owned():  # type: ignore[attr-defined]
+            raise RuntimeError(f"{spec.kind}.{spec.name} on {label(primitive)} was called in "
+                               f"thread {thread.name!r} inside blanket's own bookkeeping")
         with self.lock:
             if not self.regulated or thread in self.abandoned:
                 tx = None
@@ -408,8 +410,7 @@ class ScenarioCore:
         """*thread*, given up on, gave *primitive* back as it unwound (lock
         held): no call logged says so (see :attr:`unwound`)."""
         counts = self.unwound.setdefault(thread, {})
-        key = id(primitive)
-        counts[key] = counts[key] + 1 if key in counts else 1
+        counts[id(primitive)] = (counts[id(primitive)] if id(primitive) in counts else 0) + 1
 
     def check_abandoned(self, thread: threading.Thread) -> None:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""

@@ -507,5 +507,29 @@ class SchedulerCalls(unittest.TestCase):
         self.assertEqual(len(scenario.log), 0)
 
 
+    def test_a_call_inside_blanket_s_bookkeeping_raises_instead_of_parking(self) -> None:
+        # A thread holding the scenario's lock (blanket's own bookkeeping, a
+        # choice made where it parks) that called program code reaching a
+        # primitive parked with the lock held: nothing could take it again,
+        # the scheduler's bounded wait included (lazy_loader 0.4 on 3.13t).
+        scenario = blanket.Scenario(timeout=5)
+        lock = scenario.Lock()
+        raised: list[BaseException] = []
+
+        def worker() -> None:
+            with scenario._core.lock:
+                try:
+                    lock.acquire()
+                except RuntimeError as error:
+                    raised.append(error)
+
+        A = scenario.thread(worker)
+        with scenario:
+            scenario.finish(A)
+        self.assertEqual(len(raised), 1)
+        self.assertIn("Lock.acquire", str(raised[0]))
+        self.assertIn("inside blanket's own bookkeeping", str(raised[0]))
+        self.assertEqual(len(scenario.log), 0)
+
 if __name__ == "__main__":  # pragma: no cover
     unittest.main()

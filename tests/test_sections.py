@@ -12,6 +12,7 @@ import random
 import sys
 import threading
 import time
+import types
 import unittest
 import weakref
 from collections.abc import Callable
@@ -403,6 +404,70 @@ class Kinds(unittest.TestCase):
 
     def test_a_class_s_attribute_meets_its_instances_reads(self) -> None:
         self.assert_meet([(Box, "limit", True)], [(Box(), "limit", False)], True, True)
+
+
+#: The name a module whose class answers its attribute lookups is put under.
+LAZY_NAME = "blanket_test_sections_lazy"
+
+
+class LazyModule(types.ModuleType):
+    """A module whose class answers every attribute lookup itself, under
+    *lock*, as a lazy module's does (importlib.util's, from 3.13): with a
+    lock of the run's, asking the module anything parks there."""
+
+    asked: list[str] = []  # what was asked of any of them, in order
+
+    def __init__(self, name: str, lock: Any) -> None:
+        super().__init__(name)
+        object.__setattr__(self, "_lock", lock)
+
+    def __getattribute__(self, name: str) -> Any:
+        LazyModule.asked.append(name)
+        with object.__getattribute__(self, "_lock"):
+            return object.__getattribute__(self, name)
+
+
+class LazyModules(unittest.TestCase):
+    """Telling whose globals a dict is asks nothing of the module holding
+    it: its class's own ``__getattribute__`` is program code, which parks at
+    the run's primitives (lazy_loader 0.4 on 3.13t: the search hung in its
+    first run, ``max_seconds`` and ``timeout`` past)."""
+
+    def tearDown(self) -> None:
+        sys.modules.pop(LAZY_NAME, None)
+        LazyModule.asked.clear()
+
+    def test_its_globals_are_the_module_s_named_without_asking_it(self) -> None:
+        module = sys.modules[LAZY_NAME] = LazyModule(LAZY_NAME, threading.Lock())
+        namespace = object.__getattribute__(module, "__dict__")
+        LazyModule.asked.clear()
+        sections = two_sections([(namespace, "SHARED", True)], [(namespace, "SHARED", False)])
+        one, other = sections.of[0], sections.of[2]
+        self.assertEqual((one.conflicts(other), one.meets(other)), (True, True))
+        self.assertEqual(LazyModule.asked, [])
+
+    def test_sections_writing_its_globals_are_searched(self) -> None:
+        def setup(scenario: Scenario) -> Callable[[], None]:
+            module = sys.modules[LAZY_NAME] = LazyModule(LAZY_NAME, scenario.Lock())
+            namespace = object.__getattribute__(module, "__dict__")
+            namespace["count"] = 0
+            lock = scenario.Lock()
+
+            def bump() -> None:
+                with lock:
+                    namespace["count"] += 1
+
+            scenario.thread(bump)
+            scenario.thread(bump)
+
+            def both_counted() -> None:
+                assert namespace["count"] == 2, namespace["count"]
+            return both_counted
+
+        result = blanket.explore(setup, timeout=5, max_seconds=60)
+        self.assertTrue(result.exhausted, result)
+        self.assertIsNone(result.failure, result)
+        self.assertEqual(result.count, 2)
 
 
 class HandedOver(unittest.TestCase):

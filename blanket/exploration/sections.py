@@ -373,7 +373,9 @@ def _name(target: object) -> Name:
     if type(target) is not dict:
         return ("class", _module(target), _type_attribute(target, "__qualname__"))
     module = dict.get(cast(dict[str, object], target), "__name__")
-    if type(module) is str and getattr(sys.modules.get(module), "__dict__", None) is target:
+    # (Its __dict__ as the object holds it: a module's class may have its own
+    # __getattribute__, a lazy module's taking a lock the run parks at.)
+    if type(module) is str and namespace_of(sys.modules.get(module)) is target:
         return ("globals", module, "")
     return _ANY_INSTANCE
 
