@@ -167,10 +167,9 @@ class ScenarioCore:
         self.primitives: weakref.WeakSet[Any] = weakref.WeakSet()
         #: Threads the scheduler gave up on: their parks raise Abandoned.
         self.abandoned: set[threading.Thread] = set()
-        #: The releases those threads made as they unwound, by thread and
-        #: the id of the primitive: the log has none of them, and a real
-        #: lock twinned is put back by what its run holds of it (see
-        #: blanket.exploration.realprims).
+        #: The releases those threads made as they unwound, by thread and the id of
+        #: the primitive: the log has none of them, and a real lock twinned is put
+        #: back by what its run holds of it (see blanket.exploration.realprims).
         self.unwound: dict[threading.Thread, dict[int, int]] = {}
         self._counters: dict[str, itertools.count[int]] = {}
         #: The parkers of the waits asleep in :mod:`blanket.waiting`: every
@@ -180,10 +179,11 @@ class ScenarioCore:
         self.spare: list[Parker] = []
         #: Wakes the scheduler let go of and delivers as it next sleeps.
         self.deferred: list[Parker] = []
-        # A change the watchers have not been woken for yet. The worker's
-        # path sets it while it keeps the lock a while longer and calls
-        # changed() before letting the lock go: woken earlier, a watcher would
-        # only wait for the lock on another core.
+        #: The thread the scheduler let go from a park last (a script's waits look at it first).
+        self.moved: threading.Thread | None = None
+        # A change the watchers have not been woken for yet. The worker's path sets
+        # it while it keeps the lock a while longer and calls changed() before letting
+        # the lock go: woken earlier, a watcher would only wait for it on another core.
         self._pending = False
         #: Whether the wait being evaluated asked about a thread blanket did
         #: not start (see :meth:`terminated`): it must look again before long.
@@ -552,7 +552,7 @@ class ScenarioCore:
 
     def release_park(self, tx: Transaction) -> None:
         """Let *tx* go from the park it is in (lock held)."""
-        tx._parked = False
+        tx._parked, self.moved = False, tx.thread
         assert tx._parker is not None
         tx._parker.wake()
 
@@ -588,7 +588,7 @@ class ScenarioCore:
     def let_go(self, tx: Transaction) -> Parker:
         """Let *tx* go from its park; return its thread's parker, its wake
         claimed, for the caller to deliver once it lets the lock go (lock held)."""
-        tx._parked = False
+        tx._parked, self.moved = False, tx.thread
         parker = tx._parker
         assert parker is not None
         claimed = parker.claim()

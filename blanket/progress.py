@@ -195,15 +195,33 @@ def settled(core: ScenarioCore) -> bool:
     """Whether every live thread is parked or asleep for good: nothing will
     change until the scheduler acts."""
     for thread, chain in _live_chains(core):  # every wait of a script asks: stop early
-        if not chain:
-            if _real_sleep(core, thread, set()):
-                continue
-            return False  # running between calls, or not started yet
-        top = chain[-1]
-        if not top._parked and (top._state is not State.WAITING or wakes(core, top)):
+        if not _still(core, thread, chain):
             return False
     # (the holder made only when there are outsiders: asked at every look)
     return not core.outsiders.threads or core.outsiders.settled(core, holder(core))
+
+
+def _still(core: ScenarioCore, thread: threading.Thread, chain: list[Transaction]) -> bool:
+    """Whether the live *thread*, with its calls in flight *chain*, is
+    parked or asleep for good."""
+    if not chain:
+        # (else running between calls, or not started yet)
+        return _real_sleep(core, thread, set()) is not None
+    top = chain[-1]
+    return top._parked or (top._state is State.WAITING and not wakes(core, top))
+
+
+def _moving(core: ScenarioCore) -> bool:
+    """Whether the thread the scheduler let go last is live and neither
+    parked nor asleep for good: then nothing is :func:`settled`. (A script
+    waits for the thread it let go: looked at first, it spares a look at
+    every thread at every wait.)"""
+    thread = core.moved
+    if thread is None or thread in core.finished:
+        return False
+    chain = core.chain(thread)
+    # (live as _live_chains says: managed, or in a call)
+    return bool(chain or thread in core.managed) and not _still(core, thread, chain)
 
 
 def holder(core: ScenarioCore) -> Callable[[Any], threading.Thread | None]:
@@ -368,7 +386,7 @@ def deadlocked(core: ScenarioCore) -> list[threading.Thread]:
     scheduler waits, or none: every live thread is parked or asleep for good
     (:func:`settled`), and no parked call of the cycle could go on if let go
     (a timed one would end by itself: that is a stall, not a deadlock)."""
-    if not settled(core):
+    if _moving(core) or not settled(core):
         return []
     cycle = deadlock(core)
     for thread in cycle:

@@ -44,6 +44,57 @@ def wakes(scenario: Scenario, tx: blanket.Transaction) -> bool:
         return progress.wakes(core, tx)
 
 
+class LookedAtFirst(unittest.TestCase):
+    """A script's wait looks at the thread it let go before every other: while
+    that thread runs, nothing is settled, and no other thread is looked at
+    (the look at every thread made a wait's cost grow with their number)."""
+
+    def test_a_round_robin_looks_at_no_other_thread(self) -> None:
+        scenario = Scenario(timeout=BOUND)
+        lock = scenario.Lock()
+
+        def worker() -> None:
+            for _ in range(3):
+                lock.acquire()
+                lock.release()
+
+        workers = [scenario.thread(worker) for _ in range(8)]
+        with scenario:
+            for thread in workers:
+                scenario.skip(thread, lock.acquire, lock.release)
+            with mock.patch.object(progress, "settled", wraps=progress.settled) as looked:
+                for thread in workers:
+                    scenario.skip(thread, lock.acquire, lock.release)
+            scenario.finish(*workers)
+        self.assertEqual(looked.call_count, 0)
+        self.assertEqual(len(scenario.log), 8 * 6)
+
+    def test_the_thread_let_go_counts_only_while_it_is_live_and_moving(self) -> None:
+        scenario = Scenario(timeout=BOUND)
+        lock = scenario.Lock()
+        A = scenario.thread(nested(lock, scenario.Lock()))
+        core = scenario._core
+        with scenario:
+            scenario.wait(Parked(A))
+            with core.lock:
+                self.assertIsNone(core.moved)
+                self.assertFalse(progress._moving(core))
+                parker = core.let_go(core.chain(A)[-1])  # its wake not delivered yet
+                self.assertIs(core.moved, A)
+                self.assertTrue(progress._moving(core))
+                self.assertFalse(progress.settled(core))
+                self.assertEqual(progress.deadlocked(core), [])
+            parker.deliver()
+            scenario.wait(Parked(A))  # at its next call: let go last, parked since
+            with core.lock:
+                self.assertFalse(progress._moving(core))
+                self.assertTrue(progress.settled(core))
+            scenario.finish(A)
+            with core.lock:
+                self.assertIs(core.moved, A)
+                self.assertFalse(progress._moving(core))  # it ended
+
+
 class StuckReport(blanket.ScenarioTestCase):
     stall_timeout = BOUND
 
