@@ -410,7 +410,7 @@ class ScenarioCore:
         """*thread*, given up on, gave *primitive* back as it unwound (lock
         held): no call logged says so (see :attr:`unwound`)."""
         counts = self.unwound.setdefault(thread, {})
-        counts[id(primitive)] = (counts[id(primitive)] if id(primitive) in counts else 0) + 1
+        counts[id(primitive)] = counts.get(id(primitive), 0) + 1
 
     def check_abandoned(self, thread: threading.Thread) -> None:
         """Raise :class:`Abandoned` in *thread* if the scheduler gave up on it."""

@@ -269,19 +269,16 @@ def _real_holder(core: ScenarioCore, kind: str, lock: Any) -> threading.Thread |
     the acquire the profile function saw return (see blanket.sleepers)."""
     live_threads = live(core)
     if kind == "Thread":  # a real join: the thread joined, till it ends
-        joining = sleepers.joining
-        joined = joining[id(lock)] if id(lock) in joining else None
+        joined = sleepers.joining.get(id(lock))  # (get: see blanket.sleepers)
         return joined if joined in live_threads else None
     for primitive in over_real(core, lock):
         for thread, counts in holdings(core).items():
-            if id(primitive) in counts and counts[id(primitive)] > 0 \
-                    and thread in live_threads:
+            if counts.get(id(primitive), 0) > 0 and thread in live_threads:
                 return thread
     if kind == "RLock":
         ident = sleepers.owner(lock)
         return next((t for t in live_threads if t.ident == ident), None)
-    holders = sleepers.holders
-    known = holders[id(lock)] if id(lock) in holders else None
+    known = sleepers.holders.get(id(lock))
     return known[1] if known is not None and known[1] in live_threads else None
 
 
@@ -292,8 +289,7 @@ def _real_sleep(core: ScenarioCore, thread: threading.Thread,
     the real lock's kind, the lock, where it is acquired and its holder, a
     thread of *core* that will not move before the scheduler acts (parked,
     or asleep for good itself; *seen* are those asked about already)."""
-    acquiring, ident = sleepers.acquiring, thread.ident or 0
-    entry = acquiring[ident] if ident in acquiring else None
+    entry = sleepers.acquiring.get(thread.ident or 0)  # (get: see blanket.sleepers)
     if entry is None or entry[0] is not thread or not sleepers.held(entry[2]):
         return None
     _, kind, lock, where = entry
@@ -364,8 +360,7 @@ def _wait_for(core: ScenarioCore) -> tuple[
                                  f"{where}, outside blanket)", holding)
             continue
         tx = chain[-1]
-        held_by = id(resource(tx.primitive))
-        holder = holders[held_by] if held_by in holders else None
+        holder = holders.get(id(resource(tx.primitive)))
         if tx.spec.name == "acquire" or tx.state is State.STALLED:
             what = f"waits for {name_of(resource(tx.primitive))}"
         else:

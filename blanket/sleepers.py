@@ -34,6 +34,11 @@ import typing
 from _thread import get_ident
 from typing import Any
 
+# The threads of every scenario change these dicts with no lock in common:
+# they are read with get, which is atomic, not with ``k in d`` and ``d[k]``
+# (another thread may take the key out in between), whatever a first get
+# costs on the free-threaded build (see the note at the top of blanket.core).
+
 #: The real lock each thread is acquiring, by its ident: ``(thread, kind,
 #: lock, where)``, from the call until it returns.
 acquiring: dict[int, tuple[threading.Thread, str, Any, str]] = {}
@@ -119,15 +124,14 @@ def real_return(method: Any, returned: bool = True) -> None:
     held by nobody known; if it is a get that returned an item of a queue
     in :data:`woken`, one put there is taken."""
     owner = getattr(method, "__self__", None)
-    ident = get_ident()
-    entry = acquiring[ident] if ident in acquiring else None
+    entry = acquiring.get(get_ident())
     if entry is not None and owner is entry[2]:
-        del acquiring[ident]
+        del acquiring[get_ident()]
         thread, kind, lock, where = entry
         if kind == "Thread":
             joining.pop(id(lock), None)
         if kind in ("Lock", "SemLock") and held(lock):
-            known = holders[id(lock)] if id(lock) in holders else None
+            known = holders.get(id(lock))
             if known is None or not known[1].is_alive():
                 holders[id(lock)] = (lock, thread, where)
     # Only then: with the put taken first, a thread that got its item would
@@ -139,7 +143,7 @@ def real_return(method: Any, returned: bool = True) -> None:
 def held(lock: Any) -> bool:
     """Whether the real lock *lock* is held (what a real join sleeps in:
     whether its thread is alive)."""
-    joined = joining[id(lock)] if id(lock) in joining else None
+    joined = joining.get(id(lock))
     if joined is not None:
         return joined.is_alive()
     if type(lock) is _thread.RLock:

@@ -196,7 +196,7 @@ class SemLockTwin:
         thread of no adopting scenario's, a run not going on, blanket's own
         bookkeeping: see ``blanket.exploration.sites``)."""
         core: Any = getattr(threading.current_thread(), "_blanket_core", None)
-        twins = _TWINS[id(core)] if core is not None and id(core) in _TWINS else None
+        twins = _TWINS.get(id(core)) if core is not None else None  # (weak: get only)
         if twins is None or not core.regulated or core.lock._is_owned():
             return self._semlock
         return twins.stand_in(self._semlock)
@@ -352,13 +352,11 @@ def _taken_in(core: ScenarioCore, real: Any) -> bool:
     own release is to come)."""
     over = {id(primitive) for primitive in over_real(core, real)}
     for thread, counts in holdings(core).items():
-        unwound = core.unwound[thread] if thread in core.unwound else {}
+        unwound = core.unwound.get(thread, {})
         if not thread.is_alive() and \
-                sum((counts[key] if key in counts else 0)
-                    - (unwound[key] if key in unwound else 0) for key in over) > 0:
+                sum(counts.get(key, 0) - unwound.get(key, 0) for key in over) > 0:
             return True
-    holders = sleepers.holders
-    known = holders[id(real)] if id(real) in holders else None
+    known = sleepers.holders.get(id(real))  # (get: see blanket.sleepers)
     return known is not None and known[1] in core.managed and not known[1].is_alive()
 
 
