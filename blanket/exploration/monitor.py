@@ -5,9 +5,10 @@ A profile function (``sys.setprofile``) runs at every call and return of
 its thread, blanket's own bookkeeping included: on the free-threaded build
 it was a seventh of an exploration's time. From 3.12 on the same events
 come from ``sys.monitoring``, whose callbacks can turn an event off for
-good where it fires: in blanket's own code, and in code already judged
-(:data:`~blanket.exploration.sites.SETTLED`, or what the profile function
-says it has nothing more to do with). While an exploration runs
+good where it fires: in blanket's own code, in ``threading``'s where it
+tells nothing (:mod:`blanket.exploration.threadingcode`), and in code
+already judged (:data:`~blanket.exploration.sites.SETTLED`, or what the
+profile function says it has nothing more to do with). While an exploration runs
 (:func:`monitoring`) the events go to the profile function of the thread
 they happen in (:func:`watching`), as the legacy profile would give them:
 ``"call"`` when Python code starts or resumes, ``"c_call"`` with the bound
@@ -29,10 +30,12 @@ import typing
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from . import threadingcode
 from .places import BLANKET_FOLDER
 from .sites import SETTLED
 
-_THREADING = threading.__file__
+_THREADING = threadingcode.FILE
+_NOTED, _SLEEPS = threadingcode.NOTED, threadingcode.SLEEPS
 
 #: A profile function: ``hook(frame, event, arg)``; true: nothing to do there, ever.
 Hook = Callable[[types.FrameType, str, Any], object]
@@ -122,9 +125,11 @@ def paused(call: Callable[..., Any], *args: Any) -> Any:
 
 @typing.no_type_check  # pragma: no cover - Python 3.12 on (make matrix runs it)
 def _started(code: types.CodeType, offset: int) -> object:
-    # (threading's code is never watched, but its calls are noted.)
-    if code.co_filename.startswith(BLANKET_FOLDER) or (
-            id(code) in SETTLED and code.co_filename != _THREADING):
+    # (threading's code is never watched, but some calls into it are noted:
+    # see blanket.exploration.threadingcode.)
+    filename = code.co_filename
+    if filename.startswith(BLANKET_FOLDER) or (
+            id(code) not in _NOTED if filename == _THREADING else id(code) in SETTLED):
         return sys.monitoring.DISABLE
     hook = _local.hook
     if hook is not None and hook(sys._getframe(1), "call", None):
@@ -134,7 +139,9 @@ def _started(code: types.CodeType, offset: int) -> object:
 
 @typing.no_type_check  # pragma: no cover - Python 3.12 on (make matrix runs it)
 def _called(code: types.CodeType, offset: int, callee: Any, first: Any) -> object:
-    if code.co_filename.startswith(BLANKET_FOLDER):
+    filename = code.co_filename
+    if filename.startswith(BLANKET_FOLDER) or (filename == _THREADING
+                                               and id(code) not in _SLEEPS):
         return sys.monitoring.DISABLE
     hook = _local.hook
     if hook is not None:

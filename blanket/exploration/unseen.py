@@ -45,7 +45,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from .. import sleepers
-from . import monitor
+from . import monitor, threadingcode
 from .places import BLANKET_FOLDER
 from .sites import SETTLED, opaque
 from .watch import TARGET_CALLERS, Transitive
@@ -54,16 +54,14 @@ from .witness import Witness
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
 
-_THREADING = threading.__file__
+_THREADING = threadingcode.FILE
 
 # The C primitives, by type: their methods are builtins (a profile's
 # "c_call"), including __exit__, which a ``with`` block calls.
 _C_PRIMITIVES: dict[type, str] = {type(_thread.allocate_lock()): "Lock", _thread.RLock: "RLock",
                                    **({sleepers.SEMLOCK: "SemLock"} if sleepers.SEMLOCK
                                       else {})}
-# The primitives written in Python in the threading module: calls into them
-# are a profile's "call" with ``self`` the primitive.
-_PY_PRIMITIVES = (threading.Condition, threading.Semaphore, threading.Event, threading.Barrier)
+_PY_PRIMITIVES = threadingcode.PY_PRIMITIVES
 # The other builtins that are noted: what is met, and the note.
 _C_CALLS = {
     id(time.sleep): ("time.sleep", "blocking call time.sleep"),
@@ -72,13 +70,9 @@ _C_CALLS = {
          "thread started outside blanket by _thread.start_new_thread"),
 }
 _THREAD_START = id(_thread.start_new_thread)
-# Where threading's Thread.join sleeps: 3.11 and 3.12 acquire the thread's
-# _tstate_lock in _wait_for_tstate_lock, 3.13 calls its _ThreadHandle's join
-# (these names, read in no other way, are the interpreters' own).
-_TSTATE_WAIT: Any = getattr(getattr(threading.Thread, "_wait_for_tstate_lock", None),
-                            "__code__", None)
-_JOIN = threading.Thread.join.__code__
-_THREAD_HANDLE: Any = getattr(_thread, "_ThreadHandle", None)
+# Where threading's Thread.join sleeps (see blanket.exploration.threadingcode).
+_TSTATE_WAIT, _JOIN = threadingcode.TSTATE_WAIT, threadingcode.JOIN
+_THREAD_HANDLE = threadingcode.THREAD_HANDLE
 _PUTS = frozenset({"put", "put_nowait"})
 # The callables that are C code (a builtin, a C type's method).
 _C_CODE = frozenset({types.BuiltinFunctionType, types.MethodWrapperType,
