@@ -286,6 +286,7 @@ class DepthFirst:
                 raise differed(node, depth, options, self.runs)
         else:
             sleep: dict[int, str] = {}
+            sections: dict[int, Section] = {}
             previous, preemptions = None, 0
             if stack:
                 parent = stack[-1]
@@ -297,7 +298,6 @@ class DepthFirst:
                 section = opened(run, options) if self.lazy else None
                 parent.effects[parent.choice] = section
                 closing = self.lazy and run.kinds[-1] == RELEASE and self._closes(went, chosen)
-                sections: dict[int, Section] = {}
                 for c, key in carried.items():
                     if c // 2 == went:
                         continue
@@ -316,11 +316,13 @@ class DepthFirst:
                 previous = went
                 preemptions = parent.preemptions + parent.cost(parent.choice)
             # Where each call was made only in the first run, whose nodes most
-            # replays meet: it stops the world on a free-threaded build.
+            # replays meet: it stops the world on a free-threaded build. (The
+            # containers given, not made by the fields' default factories: a
+            # call there, in a dataclass's generated code, is not blanket's,
+            # and sys.monitoring's events stay on there, see .monitor.)
             node = Node(enabled, dict(run.pending), sleep, previous, preemptions, self.runs,
-                        _calls(options, places=self.runs == 1))
-            if stack:
-                node.sleep_sections = sections
+                        _calls(options, places=self.runs == 1), backtrack=[], done=[],
+                        effects={}, sleep_sections=sections, kinds={})
             if self.lazy:
                 node.kinds = {o.thread: _kind(o) for o in options}
                 for thread in run.pending:
