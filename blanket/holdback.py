@@ -16,44 +16,53 @@ the very start of a scenario's exit waits for the exit (:class:`ExitGuard`).
 from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # (no stub: the C half of signal)
-import contextlib
 import dis
 import functools
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from types import CodeType, FrameType
 
 
-@contextlib.contextmanager
-def interrupts_held_back() -> Iterator[None]:
+class interrupts_held_back:  # noqa: N801 - used as a function: ``with interrupts_held_back():``
     """Within the block, a ``SIGINT`` is recorded instead of handled; after
     it, the handler in place before is back and the signal is raised again.
 
     Only on the main thread (the only one that handles signals) and only when
     the handler is a Python callable (Python's default one raising
     ``KeyboardInterrupt`` included); otherwise the block runs as it is.
+
+    (A class, not a generator made into a context manager: an exploration
+    holds back a few times per run, and contextlib's code is not blanket's,
+    so its calls are events of ``sys.monitoring`` that stay on, see
+    ``blanket.exploration.monitor``.)
     """
-    # _signal's own functions: signal's wrappers turn every handler into an
-    # enum member on the way, which costs most of a hold-back (an
-    # exploration holds back a few per run).
-    previous = _signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(previous):
-        yield
-        return
-    held: list[int] = []
 
-    def hold(signum: int, frame: FrameType | None) -> None:
-        held.append(signum)
+    __slots__ = ("_previous", "_held")
 
-    try:
-        # Inside the try: an interrupt just before it leaves nothing to undo.
+    def __enter__(self) -> None:
+        # _signal's own functions: signal's wrappers turn every handler into
+        # an enum member on the way, which costs most of a hold-back.
+        previous = _signal.getsignal(signal.SIGINT)
+        self._previous: Callable[[int, FrameType | None], object] | None = None
+        if threading.current_thread() is not threading.main_thread() or not callable(previous):
+            return
+        held: list[int] = []
+        self._held = held
+
+        def hold(signum: int, frame: FrameType | None) -> None:
+            held.append(signum)
+
+        self._previous = previous
         _signal.signal(signal.SIGINT, hold)
-        yield
-    finally:
+
+    def __exit__(self, *exc_info: object) -> None:
+        previous = self._previous
+        if previous is None:
+            return
         _signal.signal(signal.SIGINT, previous)
-        if held:
+        if self._held:
             signal.raise_signal(signal.SIGINT)
 
 
@@ -86,12 +95,12 @@ class ExitGuard:
 
     def install(self) -> None:
         """Make the guard SIGINT's handler, if it can."""
-        previous = signal.getsignal(signal.SIGINT)
+        previous = _signal.getsignal(signal.SIGINT)  # (see interrupts_held_back)
         if threading.current_thread() is threading.main_thread() and callable(previous):
             self._forward = previous
             self._held = False
             self._installed = True  # first: restore() checks what is in place
-            signal.signal(signal.SIGINT, self._handle)
+            _signal.signal(signal.SIGINT, self._handle)
 
     def __enter__(self) -> None:
         """Nothing: entered by the exit, so that the exit's end restores it."""
@@ -107,8 +116,8 @@ class ExitGuard:
             return
         self._installed = False
         try:
-            if signal.getsignal(signal.SIGINT) == self._handle:
-                signal.signal(signal.SIGINT, self._forward)
+            if _signal.getsignal(signal.SIGINT) == self._handle:
+                _signal.signal(signal.SIGINT, self._forward)
         finally:
             if self._held:
                 self._held = False
