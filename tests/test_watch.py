@@ -335,6 +335,25 @@ class Instrument(unittest.TestCase):
         scenario._watch.follow(threading.Event().wait)
         self.assertEqual(scenario._watch.functions, {})
 
+    def test_a_thread_of_no_watching_scenario_records_nothing(self) -> None:
+        # (Watched code run by such a thread, the scheduler, say: covered
+        # before only when the timing of some test had such a thread add
+        # a key.) Its record is None, looked up once, and nothing is kept.
+        site = Site(True, None, 2, "f", "f.py", 1, {})
+        seen: list[object] = []
+
+        def accesses() -> None:
+            target: dict[str, int] = {}
+            sites.record(site, target, "k", True)
+            sites.record_keys(site, target)
+            sites.record_keys(site, Box(), "value")
+            seen.append(sites._local.state)
+
+        thread = threading.Thread(target=accesses)
+        thread.start()
+        thread.join(10)
+        self.assertEqual(seen, [None])
+
     def test_each_thread_records_into_its_own_list(self) -> None:
         core = blanket.Scenario()._core
         watching = Watch(core)
