@@ -6,7 +6,7 @@ its thread, blanket's own bookkeeping included: on the free-threaded build
 it was a seventh of an exploration's time. From 3.12 on the same events
 come from ``sys.monitoring``, whose callbacks can turn an event off for
 good where it fires: in blanket's own code, in ``threading``'s where it
-tells nothing (:mod:`blanket.exploration.threadingcode`), and in code
+tells nothing (``blanket.exploration.threadingcode``), and in code
 already judged (:data:`~blanket.exploration.sites.SETTLED`, or what the
 profile function says it has nothing more to do with). While an exploration runs
 (:func:`monitoring`) the events go to the profile function of the thread
