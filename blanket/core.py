@@ -24,7 +24,6 @@ import threading
 import time
 import types
 import typing
-import weakref
 from _thread import get_ident
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -39,6 +38,7 @@ from .quiet import quiet_pools, quiet_threads
 from .report import format_report
 from .states import State
 from .transaction import CallSpec, Transaction
+from .weakset import WeakSet
 
 if TYPE_CHECKING:  # pragma: no cover
     from .exploration.runners import Runners
@@ -164,7 +164,7 @@ class ScenarioCore:
         #: The exception each managed thread died of.
         self.errors: dict[threading.Thread, BaseException] = {}
         #: The scenario's primitives, held weakly: a scenario keeps none alive.
-        self.primitives: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.primitives: WeakSet[Any] = WeakSet()
         #: Threads the scheduler gave up on: their parks raise Abandoned.
         self.abandoned: set[threading.Thread] = set()
         #: The releases those threads made as they unwound, by thread and the id of
