@@ -124,9 +124,10 @@ def real_return(method: Any, returned: bool = True) -> None:
     held by nobody known; if it is a get that returned an item of a queue
     in :data:`woken`, one put there is taken."""
     owner = getattr(method, "__self__", None)
-    entry = acquiring.get(get_ident())
+    ident = get_ident()
+    entry = acquiring.get(ident)
     if entry is not None and owner is entry[2]:
-        del acquiring[get_ident()]
+        del acquiring[ident]
         thread, kind, lock, where = entry
         if kind == "Thread":
             joining.pop(id(lock), None)

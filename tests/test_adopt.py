@@ -20,7 +20,7 @@ from typing import Any
 from unittest import mock
 
 from blanket import Abandoned, Scenario, entry, progress, quiet, report, sleepers
-from blanket.exploration import sites, unseen
+from blanket.exploration import sites, threadingcode, unseen
 from blanket.exploration.adopt import AdoptedThread
 from blanket.exploration.reproduce import replay
 from blanket.exploration.unseen import Unseen
@@ -675,8 +675,8 @@ def join_frame(code: Any, caller: str, local: dict[str, Any]) -> Any:
     """A stand-in for threading's frame *code* (with *local* variables) of a
     join called at *caller* (a file), through threading's own join."""
     user = frame_in(caller, line=5)
-    join = types.SimpleNamespace(f_code=unseen._JOIN, f_back=user, f_lineno=1, f_locals={})
-    back = join if code is not unseen._JOIN else user
+    join = types.SimpleNamespace(f_code=threadingcode.JOIN, f_back=user, f_lineno=1, f_locals={})
+    back = join if code is not threadingcode.JOIN else user
     return types.SimpleNamespace(f_code=code, f_back=back, f_lineno=1, f_locals=local)
 
 
@@ -723,22 +723,22 @@ class RealJoins(unittest.TestCase):
             (join_frame(tstate_wait, "/src/x.py", {"self": joined, "block": True,
                                                    "timeout": -1}),
              lock.release, False),  # not its sleep
-            (join_frame(unseen._JOIN, "/src/x.py", {"self": joined, "timeout": None}),
+            (join_frame(threadingcode.JOIN, "/src/x.py", {"self": joined, "timeout": None}),
              handle.join, True),
-            (join_frame(unseen._JOIN, "/src/x.py", {"self": joined, "timeout": 1}),
+            (join_frame(threadingcode.JOIN, "/src/x.py", {"self": joined, "timeout": 1}),
              handle.join, False),
             (join_frame(shutdown, "/src/x.py", {}), handle.join, False),  # not a join's
-            (join_frame(unseen._JOIN, unseen._THREADING, {"self": joined, "timeout": None}),
+            (join_frame(threadingcode.JOIN, unseen._THREADING, {"self": joined, "timeout": None}),
              handle.join, False),  # threading's own, all the way
-            (join_frame(unseen._JOIN, unseen.BLANKET_FOLDER + "adopt.py",
+            (join_frame(threadingcode.JOIN, unseen.BLANKET_FOLDER + "adopt.py",
                         {"self": joined, "timeout": None}), handle.join, False),  # blanket's
         ]
         thread = threading.current_thread()
         thread._blanket_core = Scenario()._core  # type: ignore[attr-defined]
         told = []
         try:
-            with unchecked(), mock.patch.object(unseen, "_TSTATE_WAIT", tstate_wait), \
-                    mock.patch.object(unseen, "_THREAD_HANDLE", Handle):
+            with unchecked(), mock.patch.object(unseen, "TSTATE_WAIT", tstate_wait), \
+                    mock.patch.object(unseen, "THREAD_HANDLE", Handle):
                 for frame, wait, _ in waits:
                     unseen.Unseen()._uses(frame, "c_call", wait)
                     told.append(me in sleepers.acquiring)

@@ -78,4 +78,3 @@ NOTED: dict[int, types.CodeType] = _noted()
 #: where a ``Thread.join`` sleeps (see ``blanket.exploration.unseen``).
 SLEEPS: dict[int, types.CodeType] = {
     id(JOIN): JOIN, **({} if TSTATE_WAIT is None else {id(TSTATE_WAIT): TSTATE_WAIT})}
-

@@ -45,23 +45,22 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from .. import sleepers
-from . import monitor, threadingcode
+from . import monitor
 from .places import BLANKET_FOLDER
 from .sites import SETTLED, opaque
+from .threadingcode import FILE as _THREADING
+from .threadingcode import JOIN, PY_PRIMITIVES, THREAD_HANDLE, TSTATE_WAIT
 from .watch import TARGET_CALLERS, Transitive
 from .witness import Witness
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import ScenarioCore
 
-_THREADING = threadingcode.FILE
-
 # The C primitives, by type: their methods are builtins (a profile's
 # "c_call"), including __exit__, which a ``with`` block calls.
 _C_PRIMITIVES: dict[type, str] = {type(_thread.allocate_lock()): "Lock", _thread.RLock: "RLock",
                                    **({sleepers.SEMLOCK: "SemLock"} if sleepers.SEMLOCK
                                       else {})}
-_PY_PRIMITIVES = threadingcode.PY_PRIMITIVES
 # The other builtins that are noted: what is met, and the note.
 _C_CALLS = {
     id(time.sleep): ("time.sleep", "blocking call time.sleep"),
@@ -70,9 +69,6 @@ _C_CALLS = {
          "thread started outside blanket by _thread.start_new_thread"),
 }
 _THREAD_START = id(_thread.start_new_thread)
-# Where threading's Thread.join sleeps (see blanket.exploration.threadingcode).
-_TSTATE_WAIT, _JOIN = threadingcode.TSTATE_WAIT, threadingcode.JOIN
-_THREAD_HANDLE = threadingcode.THREAD_HANDLE
 _PUTS = frozenset({"put", "put_nowait"})
 # The callables that are C code (a builtin, a C type's method).
 _C_CODE = frozenset({types.BuiltinFunctionType, types.MethodWrapperType,
@@ -139,10 +135,10 @@ def _join(frame: FrameType, wait: Any) -> None:
     (one the code made before its code was watched) may be parked, and
     nothing then moves until the scheduler acts."""
     local = frame.f_locals
-    if frame.f_code is _TSTATE_WAIT:  # 3.11, 3.12: join -> _wait_for_tstate_lock
+    if frame.f_code is TSTATE_WAIT:  # 3.11, 3.12: join -> _wait_for_tstate_lock
         forever = local["block"] and local["timeout"] == -1 and wait.__name__ == "acquire"
     else:  # 3.13: join -> _ThreadHandle.join
-        forever = frame.f_code is _JOIN and local["timeout"] is None
+        forever = frame.f_code is JOIN and local["timeout"] is None
     caller = frame.f_back
     while caller is not None and caller.f_code.co_filename == _THREADING:
         caller = caller.f_back
@@ -234,9 +230,9 @@ class Unseen:
                     # Who waits for and holds which real lock: the deadlock
                     # report names them (blanket.sleepers).
                     sleepers.real_call(kind, arg, _site(frame))
-                elif frame.f_code is _TSTATE_WAIT:
+                elif frame.f_code is TSTATE_WAIT:
                     _join(frame, arg)
-            elif type(owner) is _THREAD_HANDLE:
+            elif type(owner) is THREAD_HANDLE:
                 _join(frame, arg)
             else:
                 noted = _C_CALLS[id(arg)] if id(arg) in _C_CALLS else None
@@ -278,7 +274,7 @@ class Unseen:
         if _given_up():
             return
         this = frame.f_locals.get("self")
-        if isinstance(this, _PY_PRIMITIVES):
+        if isinstance(this, PY_PRIMITIVES):
             kind = type(this).__name__
             self._note(kind, caller, f"real {kind} used")
         elif isinstance(this, threading.Thread):
